@@ -1,0 +1,90 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store.fluss;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.store.StreamStoreException;
+
+import org.apache.fluss.utils.ExceptionUtils;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Waits for Fluss client futures within the store's request timeout, and turns their failures into
+ * {@link StreamStoreException}s that say what was attempted and against which cluster. Fluss's
+ * admin calls retry internally and can otherwise block for as long as the cluster is unreachable.
+ */
+final class FlussAdminCalls {
+
+    private final String bootstrapServers;
+    private final Duration timeout;
+
+    FlussAdminCalls(String bootstrapServers, Duration timeout) {
+        this.bootstrapServers = bootstrapServers;
+        this.timeout = timeout;
+    }
+
+    <T> T await(CompletableFuture<T> future, String what) {
+        try {
+            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            throw new StreamStoreException(
+                    String.format(
+                            "Timed out after %s to %s on the Fluss cluster at %s (option '%s').",
+                            format(timeout),
+                            what,
+                            bootstrapServers,
+                            LakeStreamOptions.STORE_REQUEST_TIMEOUT.key()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamStoreException("Interrupted while trying to " + what, e);
+        } catch (ExecutionException e) {
+            Throwable cause = ExceptionUtils.stripExecutionException(e);
+            throw new StreamStoreException(
+                    String.format(
+                            "Failed to %s on the Fluss cluster at %s: %s",
+                            what, bootstrapServers, cause.getMessage()),
+                    cause);
+        }
+    }
+
+    /** Whether {@code e} was caused by a Fluss exception of type {@code type}. */
+    static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        return ExceptionUtils.findThrowable(e, type).isPresent();
+    }
+
+    String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    static String format(Duration duration) {
+        return duration.toMillis() % 1000 == 0
+                ? duration.getSeconds() + " s"
+                : duration.toMillis() + " ms";
+    }
+}

@@ -1,0 +1,278 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store.fluss;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamRecord;
+import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamTable;
+
+import org.apache.paimon.data.BinaryRow;
+
+import org.apache.fluss.client.table.Table;
+import org.apache.fluss.client.table.scanner.ScanRecord;
+import org.apache.fluss.client.table.scanner.log.LogScanner;
+import org.apache.fluss.client.table.scanner.log.ScanRecords;
+import org.apache.fluss.metadata.PartitionInfo;
+import org.apache.fluss.metadata.TableBucket;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads partition-buckets of a stream table with one Fluss log scanner. Partitions that the store
+ * does not have yet (nothing was written to them) are kept pending and subscribed as soon as a poll
+ * finds them created.
+ */
+final class FlussStreamReader implements StreamReader {
+
+    /** How often pending partitions are looked up while they do not exist yet. */
+    private static final long PENDING_PARTITION_CHECK_MILLIS = 1_000;
+
+    private final FlussStreamStore store;
+    private final StreamTable table;
+    private final FlussStreamTableLayout layout;
+    private final Table flussTable;
+    private final LogScanner scanner;
+    private final FlussRowToPaimonRow converter;
+    private final FlussPartitionNames partitionNames;
+
+    /** Subscribed partition-buckets, by Fluss bucket. */
+    private final Map<TableBucket, Subscription> subscriptions = new HashMap<>();
+
+    /** Partition-buckets whose partition does not exist in Fluss yet. */
+    private final Map<PartitionBucket, Subscription> pending = new HashMap<>();
+
+    private final Map<BinaryRow, Long> partitionIds = new HashMap<>();
+    private final List<PartitionBucket> finished = new ArrayList<>();
+    private long lastPendingCheck;
+
+    /** Where one partition-bucket is read from and up to. */
+    private static final class Subscription {
+        final PartitionBucket partitionBucket;
+        final long startOffset;
+        final long stopOffset;
+
+        Subscription(PartitionBucket partitionBucket, long startOffset, long stopOffset) {
+            this.partitionBucket = partitionBucket;
+            this.startOffset = startOffset;
+            this.stopOffset = stopOffset;
+        }
+    }
+
+    FlussStreamReader(FlussStreamStore store, StreamTable table, FlussStreamTableLayout layout) {
+        this.store = store;
+        this.table = table;
+        this.layout = layout;
+        this.flussTable = store.connection().getTable(layout.tablePath());
+        this.scanner = flussTable.newScan().createLogScanner();
+        this.converter =
+                new FlussRowToPaimonRow(layout.paimonColumnTypes(), layout.hasRowKindColumn());
+        this.partitionNames =
+                table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null;
+    }
+
+    @Override
+    public void subscribe(PartitionBucket partitionBucket, long startOffset, long stopOffset) {
+        if (partitionBucket.bucket() >= table.spec().numBuckets()) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Stream table %s has %d buckets; there is no %s.",
+                            table.storeTableName(), table.spec().numBuckets(), partitionBucket));
+        }
+        Subscription subscription = new Subscription(partitionBucket, startOffset, stopOffset);
+        if (startOffset >= stopOffset) {
+            finished.add(partitionBucket);
+            return;
+        }
+        Long partitionId = partitionId(partitionBucket.partition(), true);
+        if (partitionId == null) {
+            if (startOffset != 0) {
+                throw outOfRange(partitionBucket, startOffset, 0, 0);
+            }
+            pending.put(partitionBucket, subscription);
+            return;
+        }
+        checkInRange(partitionBucket, startOffset);
+        start(partitionId, subscription);
+    }
+
+    private void start(long partitionId, Subscription subscription) {
+        PartitionBucket pb = subscription.partitionBucket;
+        if (partitionNames == null) {
+            scanner.subscribe(pb.bucket(), subscription.startOffset);
+            subscriptions.put(new TableBucket(table.storeTableId(), pb.bucket()), subscription);
+        } else {
+            scanner.subscribe(partitionId, pb.bucket(), subscription.startOffset);
+            subscriptions.put(
+                    new TableBucket(table.storeTableId(), partitionId, pb.bucket()), subscription);
+        }
+    }
+
+    private void checkInRange(PartitionBucket pb, long offset) {
+        long earliest =
+                store.listOffsets(layout, Collections.singleton(pb), OffsetPosition.EARLIEST)
+                        .get(pb);
+        long latest =
+                store.listOffsets(layout, Collections.singleton(pb), OffsetPosition.LATEST).get(pb);
+        if (offset < earliest || offset > latest) {
+            throw outOfRange(pb, offset, earliest, latest);
+        }
+    }
+
+    private StreamStoreException outOfRange(
+            PartitionBucket pb, long offset, long earliest, long latest) {
+        return new StreamStoreException(
+                String.format(
+                        "Offset %d of %s of stream table %s (Paimon table %s) is out of range: the "
+                                + "store holds offsets [%d, %d).",
+                        offset,
+                        pb,
+                        table.storeTableName(),
+                        table.spec().identifier().getFullName(),
+                        earliest,
+                        latest));
+    }
+
+    /** The Fluss id of a partition, or null when Fluss does not have it (yet). */
+    private Long partitionId(BinaryRow partition, boolean refresh) {
+        if (partitionNames == null) {
+            return -1L;
+        }
+        Long id = partitionIds.get(partition);
+        if (id == null && refresh) {
+            for (PartitionInfo info : store.partitionInfos(layout.tablePath())) {
+                partitionIds.put(
+                        partitionNames.partitionOf(info.getPartitionName()), info.getPartitionId());
+            }
+            id = partitionIds.get(partition);
+        }
+        return id;
+    }
+
+    @Override
+    public void unsubscribe(PartitionBucket partitionBucket) {
+        pending.remove(partitionBucket);
+        Iterator<Map.Entry<TableBucket, Subscription>> it = subscriptions.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<TableBucket, Subscription> entry = it.next();
+            if (entry.getValue().partitionBucket.equals(partitionBucket)) {
+                stop(entry.getKey());
+                it.remove();
+            }
+        }
+    }
+
+    private void stop(TableBucket bucket) {
+        if (bucket.getPartitionId() == null) {
+            scanner.unsubscribe(bucket.getBucket());
+        } else {
+            scanner.unsubscribe(bucket.getPartitionId(), bucket.getBucket());
+        }
+    }
+
+    @Override
+    public List<StreamRecord> poll(Duration timeout) {
+        startCreatedPartitions();
+        if (subscriptions.isEmpty()) {
+            return Collections.emptyList();
+        }
+        ScanRecords records = scanner.poll(timeout);
+        if (records.isEmpty()) {
+            return Collections.emptyList();
+        }
+        List<StreamRecord> result = new ArrayList<>(records.count());
+        for (TableBucket bucket : records.buckets()) {
+            Subscription subscription = subscriptions.get(bucket);
+            if (subscription == null) {
+                continue; // unsubscribed while the fetch was in flight
+            }
+            List<ScanRecord> bucketRecords = records.records(bucket);
+            for (ScanRecord record : bucketRecords) {
+                if (record.logOffset() >= subscription.stopOffset) {
+                    break;
+                }
+                result.add(
+                        new StreamRecord(
+                                subscription.partitionBucket,
+                                record.logOffset(),
+                                record.timestamp(),
+                                converter.convert(record.getRow())));
+            }
+            long lastOffset = bucketRecords.get(bucketRecords.size() - 1).logOffset();
+            if (lastOffset + 1 >= subscription.stopOffset) {
+                stop(bucket);
+                subscriptions.remove(bucket);
+                finished.add(subscription.partitionBucket);
+            }
+        }
+        return result;
+    }
+
+    private void startCreatedPartitions() {
+        if (pending.isEmpty()
+                || System.currentTimeMillis() - lastPendingCheck < PENDING_PARTITION_CHECK_MILLIS) {
+            return;
+        }
+        lastPendingCheck = System.currentTimeMillis();
+        Iterator<Map.Entry<PartitionBucket, Subscription>> it = pending.entrySet().iterator();
+        boolean refreshed = false;
+        while (it.hasNext()) {
+            Map.Entry<PartitionBucket, Subscription> entry = it.next();
+            Long id = partitionId(entry.getKey().partition(), !refreshed);
+            refreshed = true;
+            if (id != null) {
+                start(id, entry.getValue());
+                it.remove();
+            }
+        }
+    }
+
+    @Override
+    public List<PartitionBucket> finished() {
+        if (finished.isEmpty()) {
+            return Collections.emptyList();
+        }
+        List<PartitionBucket> result = new ArrayList<>(finished);
+        finished.clear();
+        return result;
+    }
+
+    @Override
+    public void wakeup() {
+        scanner.wakeup();
+    }
+
+    @Override
+    public void close() {
+        try {
+            scanner.close();
+            flussTable.close();
+        } catch (Exception e) {
+            throw new StreamStoreException("Cannot close the reader of " + table, e);
+        }
+    }
+}

@@ -1,0 +1,334 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store.fluss;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.store.FenceLog;
+import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.store.StreamWriter;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
+
+import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.ConnectionFactory;
+import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.client.admin.ListOffsetsResult;
+import org.apache.fluss.client.admin.OffsetSpec;
+import org.apache.fluss.config.ConfigOptions;
+import org.apache.fluss.config.Configuration;
+import org.apache.fluss.exception.PartitionNotExistException;
+import org.apache.fluss.metadata.DatabaseDescriptor;
+import org.apache.fluss.metadata.PartitionInfo;
+import org.apache.fluss.metadata.TableInfo;
+import org.apache.fluss.metadata.TablePath;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The Fluss stream store: one Fluss log table per Paimon table, in a Fluss database of the Paimon
+ * database's name, plus a one-bucket log table of its fences.
+ */
+public final class FlussStreamStore implements StreamStore {
+
+    private final Configuration clientConf;
+    private final FlussAdminCalls calls;
+    private final Connection connection;
+    private final Admin admin;
+
+    FlussStreamStore(Map<String, String> clientOptions, Duration requestTimeout) {
+        this.clientConf = Configuration.fromMap(clientOptions);
+        String servers = clientOptions.get(ConfigOptions.BOOTSTRAP_SERVERS.key());
+        if (servers == null || servers.trim().isEmpty()) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Option '%sbootstrap.servers' is required by the Fluss stream store but "
+                                    + "not provided.",
+                            LakeStreamOptions.storeOptionsPrefix(
+                                    FlussStreamStoreFactory.IDENTIFIER)));
+        }
+        this.calls = new FlussAdminCalls(servers, requestTimeout);
+        this.connection = connect(clientConf, calls);
+        this.admin = connection.getAdmin();
+    }
+
+    /**
+     * Connects within the request timeout. Fluss's client connects eagerly and retries an
+     * unreachable bootstrap server for a while of its own, so the attempt runs in a thread of its
+     * own that is abandoned (and its connection closed, should it come up later) on time-out.
+     */
+    private static Connection connect(Configuration conf, FlussAdminCalls calls) {
+        CompletableFuture<Connection> attempt =
+                CompletableFuture.supplyAsync(() -> ConnectionFactory.createConnection(conf));
+        try {
+            return attempt.get(calls.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            attempt.thenAccept(FlussStreamStore::closeQuietly);
+            throw new StreamStoreException(
+                    String.format(
+                            "Cannot reach the Fluss cluster at %s within %s (option '%s').",
+                            calls.bootstrapServers(),
+                            FlussAdminCalls.format(calls.timeout()),
+                            LakeStreamOptions.STORE_REQUEST_TIMEOUT.key()));
+        } catch (ExecutionException e) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Cannot connect to the Fluss cluster at %s: %s",
+                            calls.bootstrapServers(), e.getCause().getMessage()),
+                    e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamStoreException("Interrupted while connecting to Fluss", e);
+        }
+    }
+
+    @Override
+    public StreamTable provision(StreamTableSpec spec) {
+        FlussStreamTableLayout layout = new FlussStreamTableLayout(spec);
+        TablePath path = layout.tablePath();
+        calls.await(
+                admin.createDatabase(path.getDatabaseName(), DatabaseDescriptor.EMPTY, true),
+                "create database " + path.getDatabaseName());
+        calls.await(admin.createTable(path, layout.descriptor(), true), "create table " + path);
+        FlussFenceLog.provision(admin, calls, FlussFenceLog.fenceTablePath(path));
+        return checked(layout, describe(path));
+    }
+
+    @Override
+    public StreamTable get(StreamTableSpec spec) {
+        FlussStreamTableLayout layout = new FlussStreamTableLayout(spec);
+        TablePath path = layout.tablePath();
+        if (!calls.await(admin.tableExists(path), "look up table " + path)) {
+            throw new StreamStoreException(
+                    String.format(
+                            "The stream table %s of Paimon table %s does not exist in the Fluss "
+                                    + "cluster at %s. Enabling lake-stream mode on the table "
+                                    + "provisions it.",
+                            path, spec.identifier().getFullName(), calls.bootstrapServers()));
+        }
+        return checked(layout, describe(path));
+    }
+
+    private StreamTable checked(FlussStreamTableLayout layout, TableInfo info) {
+        List<String> differences = layout.differences(info);
+        if (!differences.isEmpty()) {
+            throw new StreamStoreException(
+                    String.format(
+                            "The Fluss table %s exists but does not match Paimon table %s: %s.",
+                            info.getTablePath(),
+                            layout.spec().identifier().getFullName(),
+                            String.join("; ", differences)));
+        }
+        return new StreamTable(layout.spec(), info.getTablePath().toString(), info.getTableId());
+    }
+
+    @Override
+    public boolean drop(Identifier paimonTable) {
+        TablePath path = TablePath.of(paimonTable.getDatabaseName(), paimonTable.getObjectName());
+        boolean existed = calls.await(admin.tableExists(path), "look up table " + path);
+        calls.await(admin.dropTable(path, true), "drop table " + path);
+        TablePath fences = FlussFenceLog.fenceTablePath(path);
+        calls.await(admin.dropTable(fences, true), "drop table " + fences);
+        return existed;
+    }
+
+    @Override
+    public StreamWriter createWriter(StreamTable table) {
+        return new FlussStreamWriter(this, table, layoutOf(table));
+    }
+
+    @Override
+    public StreamReader createReader(StreamTable table) {
+        return new FlussStreamReader(this, table, layoutOf(table));
+    }
+
+    @Override
+    public FenceLog openFenceLog(StreamTable table) {
+        FlussStreamTableLayout layout = layoutOf(table);
+        return new FlussFenceLog(
+                connection,
+                admin,
+                calls,
+                FlussFenceLog.fenceTablePath(layout.tablePath()),
+                new FlussPartitionNames(table.spec()));
+    }
+
+    @Override
+    public List<BinaryRow> listPartitions(StreamTable table) {
+        FlussStreamTableLayout layout = layoutOf(table);
+        if (!table.spec().isPartitioned()) {
+            return Collections.singletonList(BinaryRow.EMPTY_ROW);
+        }
+        FlussPartitionNames names = new FlussPartitionNames(table.spec());
+        List<BinaryRow> partitions = new ArrayList<>();
+        for (PartitionInfo info : partitionInfos(layout.tablePath())) {
+            partitions.add(names.partitionOf(info.getPartitionName()));
+        }
+        return partitions;
+    }
+
+    @Override
+    public Map<PartitionBucket, Long> listOffsets(
+            StreamTable table,
+            Collection<PartitionBucket> partitionBuckets,
+            OffsetPosition position) {
+        return listOffsets(layoutOf(table), partitionBuckets, position);
+    }
+
+    /**
+     * Asks for the offsets of all partitions at once and then waits: one round trip per partition
+     * leader instead of one per partition in sequence. A partition the store does not have yet
+     * holds no records, so its buckets are at offset 0.
+     */
+    Map<PartitionBucket, Long> listOffsets(
+            FlussStreamTableLayout layout,
+            Collection<PartitionBucket> partitionBuckets,
+            OffsetPosition position) {
+        OffsetSpec spec =
+                position == OffsetPosition.EARLIEST
+                        ? new OffsetSpec.EarliestSpec()
+                        : new OffsetSpec.LatestSpec();
+        FlussPartitionNames names =
+                layout.spec().isPartitioned() ? new FlussPartitionNames(layout.spec()) : null;
+        Map<BinaryRow, List<Integer>> bucketsPerPartition = new LinkedHashMap<>();
+        for (PartitionBucket pb : partitionBuckets) {
+            bucketsPerPartition
+                    .computeIfAbsent(pb.partition(), p -> new ArrayList<>())
+                    .add(pb.bucket());
+        }
+        Map<BinaryRow, CompletableFuture<Map<Integer, Long>>> pending = new LinkedHashMap<>();
+        bucketsPerPartition.forEach(
+                (partition, buckets) -> {
+                    CompletableFuture<Map<Integer, Long>> future;
+                    try {
+                        ListOffsetsResult result =
+                                names == null
+                                        ? admin.listOffsets(layout.tablePath(), buckets, spec)
+                                        : admin.listOffsets(
+                                                layout.tablePath(),
+                                                names.nameOf(partition),
+                                                buckets,
+                                                spec);
+                        future = result.all();
+                    } catch (RuntimeException e) {
+                        // the client looks up bucket leaders before it sends, and fails at once
+                        // when a new partition has none yet
+                        future = CompletableFuture.failedFuture(e);
+                    }
+                    pending.put(partition, future);
+                });
+        Map<PartitionBucket, Long> offsets = new HashMap<>();
+        pending.forEach(
+                (partition, future) -> {
+                    Map<Integer, Long> perBucket;
+                    try {
+                        perBucket =
+                                calls.await(future, "list offsets of table " + layout.tablePath());
+                    } catch (StreamStoreException e) {
+                        if (!FlussAdminCalls.causedBy(e, PartitionNotExistException.class)) {
+                            throw e;
+                        }
+                        perBucket = new HashMap<>();
+                        for (int bucket : bucketsPerPartition.get(partition)) {
+                            perBucket.put(bucket, 0L);
+                        }
+                    }
+                    perBucket.forEach(
+                            (bucket, offset) ->
+                                    offsets.put(new PartitionBucket(partition, bucket), offset));
+                });
+        return offsets;
+    }
+
+    List<PartitionInfo> partitionInfos(TablePath path) {
+        return calls.await(admin.listPartitionInfos(path), "list partitions of table " + path);
+    }
+
+    /** Checks that the handle still names the current incarnation of the table. */
+    FlussStreamTableLayout layoutOf(StreamTable table) {
+        FlussStreamTableLayout layout = new FlussStreamTableLayout(table.spec());
+        TableInfo info = describe(layout.tablePath());
+        if (info.getTableId() != table.storeTableId()) {
+            throw new StreamStoreException(
+                    String.format(
+                            "The stream table %s of Paimon table %s was dropped and created again "
+                                    + "(table id %d is now %d): offsets recorded against the old "
+                                    + "table do not apply to the new one.",
+                            layout.tablePath(),
+                            table.spec().identifier().getFullName(),
+                            table.storeTableId(),
+                            info.getTableId()));
+        }
+        return layout;
+    }
+
+    private TableInfo describe(TablePath path) {
+        try {
+            return calls.await(admin.getTableInfo(path), "describe table " + path);
+        } catch (StreamStoreException e) {
+            if (FlussAdminCalls.causedBy(
+                    e, org.apache.fluss.exception.TableNotExistException.class)) {
+                throw new StreamStoreException(
+                        String.format(
+                                "The stream table %s does not exist in the Fluss cluster at %s.",
+                                path, calls.bootstrapServers()),
+                        e);
+            }
+            throw e;
+        }
+    }
+
+    Connection connection() {
+        return connection;
+    }
+
+    FlussAdminCalls calls() {
+        return calls;
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(connection);
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception ignored) {
+            // closing is best effort: the connection holds no state that must be saved
+        }
+    }
+}

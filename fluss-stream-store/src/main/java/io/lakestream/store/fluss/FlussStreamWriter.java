@@ -1,0 +1,123 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store.fluss;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamWriter;
+
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.types.RowKind;
+
+import org.apache.fluss.client.table.Table;
+import org.apache.fluss.client.table.writer.AppendWriter;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Appends Paimon rows to the Fluss log table of their Paimon table through Fluss's batching,
+ * asynchronous append writer.
+ *
+ * <p>Why offsets come from a list-offsets call after the flush: Fluss 0.9's append result carries
+ * no offset. After {@link AppendWriter#flush()} every record is acknowledged by all in-sync
+ * replicas, so each written partition-bucket's latest offset (its high watermark) is at or past
+ * this writer's last record; and since each partition-bucket has one writer (the sink shuffles by
+ * bucket), no other writer can have moved it further.
+ */
+final class FlussStreamWriter implements StreamWriter {
+
+    private final FlussStreamStore store;
+    private final StreamTable table;
+    private final FlussStreamTableLayout layout;
+    private final Table flussTable;
+    private final AppendWriter writer;
+    private final PaimonRowAsFlussRow flussRow;
+    private final Set<PartitionBucket> writtenSinceFlush = new HashSet<>();
+    private final AtomicReference<Throwable> asyncFailure = new AtomicReference<>();
+
+    FlussStreamWriter(FlussStreamStore store, StreamTable table, FlussStreamTableLayout layout) {
+        this.store = store;
+        this.table = table;
+        this.layout = layout;
+        this.flussTable = store.connection().getTable(layout.tablePath());
+        this.writer = flussTable.newAppend().createWriter();
+        this.flussRow =
+                new PaimonRowAsFlussRow(
+                        table.spec().rowType().getFieldCount(), layout.hasRowKindColumn());
+    }
+
+    @Override
+    public void write(PartitionBucket partitionBucket, InternalRow row) {
+        throwOnAsyncFailure();
+        if (!layout.hasRowKindColumn()
+                && row.getRowKind() != RowKind.INSERT
+                && row.getRowKind() != RowKind.UPDATE_AFTER) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Table %s has no primary key, so it takes only +I and +U rows, but got "
+                                    + "a %s row.",
+                            table.spec().identifier().getFullName(), row.getRowKind()));
+        }
+        writtenSinceFlush.add(partitionBucket);
+        writer.append(flussRow.replace(row))
+                .whenComplete(
+                        (result, error) -> {
+                            if (error != null) {
+                                asyncFailure.compareAndSet(null, error);
+                            }
+                        });
+    }
+
+    @Override
+    public Map<PartitionBucket, Long> flush() {
+        writer.flush();
+        throwOnAsyncFailure();
+        Map<PartitionBucket, Long> offsets =
+                store.listOffsets(layout, writtenSinceFlush, OffsetPosition.LATEST);
+        writtenSinceFlush.clear();
+        return offsets;
+    }
+
+    private void throwOnAsyncFailure() {
+        Throwable failure = asyncFailure.get();
+        if (failure != null) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Writing to stream table %s of Paimon table %s failed: %s",
+                            table.storeTableName(),
+                            table.spec().identifier().getFullName(),
+                            failure.getMessage()),
+                    failure);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            flussTable.close();
+        } catch (Exception e) {
+            throw new StreamStoreException("Cannot close " + table, e);
+        }
+    }
+}

@@ -1,0 +1,260 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store.fluss;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowType;
+
+import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.ConnectionFactory;
+import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.metadata.Schema;
+import org.apache.fluss.metadata.TableDescriptor;
+import org.apache.fluss.metadata.TablePath;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Provisioning, validation and the clear errors of the Fluss stream store. */
+@ExtendWith(SharedFlussCluster.class)
+class FlussStreamStoreITCase {
+
+    private static StreamStore store;
+
+    @BeforeAll
+    static void open() {
+        store = SharedFlussCluster.newStore();
+    }
+
+    @AfterAll
+    static void close() {
+        store.close();
+    }
+
+    private static StreamTableSpec spec(String table, int buckets) {
+        return new StreamTableSpec(
+                Identifier.create("store_it", table),
+                RowType.of(
+                        new org.apache.paimon.types.DataType[] {
+                            DataTypes.INT().notNull(),
+                            DataTypes.STRING(),
+                            DataTypes.STRING().notNull()
+                        },
+                        new String[] {"id", "name", "dt"}),
+                Collections.singletonList("dt"),
+                Collections.singletonList("id"),
+                Collections.emptyList(),
+                buckets);
+    }
+
+    @Test
+    void provisioningTwiceIsANoOpThatKeepsTheTable() {
+        StreamTable first = store.provision(spec("twice", 4));
+        StreamTable second = store.provision(spec("twice", 4));
+        assertThat(second.storeTableId()).isEqualTo(first.storeTableId());
+        assertThat(store.get(spec("twice", 4))).isEqualTo(first);
+        assertThat(first.storeTableName()).isEqualTo("store_it.twice");
+    }
+
+    @Test
+    void provisioningOverAMismatchingTableSaysWhatDiffers() {
+        store.provision(spec("mismatch", 3));
+        assertThatThrownBy(() -> store.provision(spec("mismatch", 4)))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("store_it.mismatch")
+                .hasMessageContaining("bucket count is 3 but should be 4");
+    }
+
+    @Test
+    void aTableCreatedWithoutPaimonBucketingIsRefused() throws Exception {
+        try (Connection connection =
+                        ConnectionFactory.createConnection(
+                                SharedFlussCluster.cluster().getClientConfig());
+                Admin admin = connection.getAdmin()) {
+            admin.createDatabase(
+                            "store_it", org.apache.fluss.metadata.DatabaseDescriptor.EMPTY, true)
+                    .get();
+            admin.createTable(
+                            TablePath.of("store_it", "no_lake_format"),
+                            TableDescriptor.builder()
+                                    .schema(
+                                            Schema.newBuilder()
+                                                    .column(
+                                                            "id",
+                                                            org.apache.fluss.types.DataTypes.INT()
+                                                                    .copy(false))
+                                                    .column(
+                                                            "name",
+                                                            org.apache.fluss.types.DataTypes
+                                                                    .STRING())
+                                                    .column(
+                                                            "dt",
+                                                            org.apache.fluss.types.DataTypes
+                                                                    .STRING())
+                                                    .build())
+                                    .partitionedBy("dt")
+                                    .distributedBy(2, "id")
+                                    .build(),
+                            false)
+                    .get();
+        }
+        assertThatThrownBy(() -> store.get(spec("no_lake_format", 2)))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("'table.datalake.format' is not set but should be paimon");
+    }
+
+    @Test
+    void anUnsupportedColumnTypeIsRefusedNamingTheColumn() {
+        StreamTableSpec spec =
+                new StreamTableSpec(
+                        Identifier.create("store_it", "nested"),
+                        RowType.of(
+                                new org.apache.paimon.types.DataType[] {
+                                    DataTypes.INT().notNull(), DataTypes.MULTISET(DataTypes.INT())
+                                },
+                                new String[] {"id", "tags"}),
+                        Collections.emptyList(),
+                        Collections.singletonList("id"),
+                        Collections.emptyList(),
+                        1);
+        assertThatThrownBy(() -> store.provision(spec))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("Column 'tags'")
+                .hasMessageContaining("store_it.nested")
+                .hasMessageContaining("MULTISET<INT>");
+    }
+
+    @Test
+    void aMissingStreamTableIsNamed() {
+        assertThatThrownBy(() -> store.get(spec("never_provisioned", 2)))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("store_it.never_provisioned does not exist")
+                .hasMessageContaining(SharedFlussCluster.bootstrapServers());
+    }
+
+    @Test
+    void aDroppedAndRecreatedTableInvalidatesOldHandles() {
+        StreamTable old = store.provision(spec("recreated", 2));
+        assertThat(store.drop(old.spec().identifier())).isTrue();
+        StreamTable recreated = store.provision(spec("recreated", 2));
+        assertThat(recreated.storeTableId()).isNotEqualTo(old.storeTableId());
+        assertThatThrownBy(() -> store.createReader(old))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("was dropped and created again")
+                .hasMessageContaining(
+                        "table id " + old.storeTableId() + " is now " + recreated.storeTableId());
+        assertThat(store.drop(Identifier.create("store_it", "not_there"))).isFalse();
+    }
+
+    @Test
+    void anOffsetOutOfRangeIsRefused() {
+        StreamTable table = store.provision(spec("out_of_range", 1));
+        PartitionBucket pb = new PartitionBucket(FlussStreamRoundTripITCase.partition("a"), 0);
+        try (StreamWriter writer = store.createWriter(table)) {
+            for (int i = 0; i < 3; i++) {
+                writer.write(
+                        pb,
+                        GenericRow.of(
+                                i, BinaryString.fromString("n"), BinaryString.fromString("a")));
+            }
+            assertThat(writer.flush()).containsEntry(pb, 3L);
+        }
+        try (StreamReader reader = store.createReader(table)) {
+            assertThatThrownBy(() -> reader.subscribe(pb, 7, StreamReader.NO_STOP_OFFSET))
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining("Offset 7")
+                    .hasMessageContaining("store_it.out_of_range")
+                    .hasMessageContaining("[0, 3)");
+            // a partition the store does not have yet can only be read from its beginning
+            PartitionBucket missing =
+                    new PartitionBucket(FlussStreamRoundTripITCase.partition("zz"), 0);
+            assertThatThrownBy(() -> reader.subscribe(missing, 1, StreamReader.NO_STOP_OFFSET))
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining("Offset 1");
+        }
+    }
+
+    @Test
+    void anUnreachableClusterFailsPromptlyNamingTheAddress() {
+        Map<String, String> options = new HashMap<>();
+        options.put(
+                LakeStreamOptions.storeOptionsPrefix("fluss") + "bootstrap.servers", "127.0.0.1:1");
+        options.put(LakeStreamOptions.STORE_REQUEST_TIMEOUT.key(), "3 s");
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> StreamStoreLoader.create(options, getClass().getClassLoader()))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("127.0.0.1:1");
+        System.out.printf(
+                "Unreachable Fluss cluster reported after %d ms%n",
+                Duration.ofNanos(System.nanoTime() - start).toMillis());
+    }
+
+    @Test
+    void missingBootstrapServersAreNamed() {
+        assertThatThrownBy(
+                        () ->
+                                StreamStoreLoader.create(
+                                        Collections.emptyMap(), getClass().getClassLoader()))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("'lake-stream.fluss.bootstrap.servers' is required");
+    }
+
+    @Test
+    void listsPartitionsAsPaimonRows() {
+        StreamTable table = store.provision(spec("listed_partitions", 2));
+        try (StreamWriter writer = store.createWriter(table)) {
+            for (String dt : List.of("2024-01-01", "2024-01-02")) {
+                writer.write(
+                        new PartitionBucket(FlussStreamRoundTripITCase.partition(dt), 0),
+                        GenericRow.of(
+                                1, BinaryString.fromString("x"), BinaryString.fromString(dt)));
+            }
+            writer.flush();
+        }
+        assertThat(store.listPartitions(table))
+                .containsExactlyInAnyOrder(
+                        FlussStreamRoundTripITCase.partition("2024-01-01"),
+                        FlussStreamRoundTripITCase.partition("2024-01-02"));
+    }
+}

@@ -1,0 +1,45 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.store;
+
+import io.lakestream.flink.offsets.AbortedRange;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.List;
+
+/**
+ * The durable list of fences of one stream table: aborted offset ranges recorded by restored
+ * writers, visible to every reader in every process once {@link #record} returns.
+ */
+@PublicEvolving
+public interface FenceLog extends AutoCloseable {
+
+    /** Records {@code range} durably; returns once every reader can see it. */
+    void record(AbortedRange range);
+
+    /**
+     * Returns the fences recorded since the previous call (all of them on the first call), up to at
+     * least every fence whose {@link #record} returned before this call started.
+     */
+    List<AbortedRange> readNew();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,85 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.store;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The stream-store SPI: the one boundary between lake-stream mode and a store that holds the
+ * records of Paimon tables that Paimon has not committed yet. Paimon keeps owning the table's
+ * semantics, files, snapshots and commits; a store only keeps a log per partition-bucket, with
+ * offsets, row kinds and fences.
+ *
+ * <p>A store's partition-bucket must hold exactly the rows that Paimon puts in the same
+ * partition-bucket (invariant "bucket alignment"). Instances are created by a {@link
+ * StreamStoreFactory} and are thread-safe; writers and readers they create are not.
+ */
+@PublicEvolving
+public interface StreamStore extends AutoCloseable {
+
+    /**
+     * Creates the stream table of a Paimon table, or checks that the existing one matches {@code
+     * spec}. Idempotent.
+     *
+     * @throws StreamStoreException when a column type cannot be held by the store (naming the
+     *     column and type), or when an existing stream table does not match (saying what differs)
+     */
+    StreamTable provision(StreamTableSpec spec);
+
+    /**
+     * Returns the existing stream table of a Paimon table after checking that it matches {@code
+     * spec}.
+     *
+     * @throws StreamStoreException when it does not exist or does not match
+     */
+    StreamTable get(StreamTableSpec spec);
+
+    /** Drops the stream table of a Paimon table and its fences; returns whether one existed. */
+    boolean drop(Identifier paimonTable);
+
+    /** A writer of the stream table. */
+    StreamWriter createWriter(StreamTable table);
+
+    /** A raw reader of the stream table: it returns fenced records too. */
+    StreamReader createReader(StreamTable table);
+
+    /** The fences of the stream table. */
+    FenceLog openFenceLog(StreamTable table);
+
+    /** The partitions the stream table holds, as Paimon partition rows. */
+    List<BinaryRow> listPartitions(StreamTable table);
+
+    /** The earliest or latest offset of each of {@code partitionBuckets}. */
+    Map<PartitionBucket, Long> listOffsets(
+            StreamTable table,
+            Collection<PartitionBucket> partitionBuckets,
+            OffsetPosition position);
+
+    @Override
+    void close();
+}

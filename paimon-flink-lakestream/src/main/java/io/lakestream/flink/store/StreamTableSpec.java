@@ -1,0 +1,162 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.store;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.schema.TableSchema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.types.RowType;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.io.Serializable;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a stream store needs to know of a Paimon table to hold its not-yet-committed records: the
+ * columns, the partition keys, the bucket count and the bucket keys (Paimon's, so that the store
+ * can bucket rows exactly as Paimon does), and whether the table has a primary key (then the store
+ * keeps each record's row kind).
+ */
+@PublicEvolving
+public final class StreamTableSpec implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final Identifier identifier;
+    private final RowType rowType;
+    private final List<String> partitionKeys;
+    private final List<String> bucketKeys;
+    private final List<String> primaryKeys;
+    private final int numBuckets;
+
+    public StreamTableSpec(
+            Identifier identifier,
+            RowType rowType,
+            List<String> partitionKeys,
+            List<String> bucketKeys,
+            List<String> primaryKeys,
+            int numBuckets) {
+        this.identifier = Objects.requireNonNull(identifier, "identifier");
+        this.rowType = Objects.requireNonNull(rowType, "rowType");
+        this.partitionKeys = List.copyOf(partitionKeys);
+        this.bucketKeys = List.copyOf(bucketKeys);
+        this.primaryKeys = List.copyOf(primaryKeys);
+        this.numBuckets = numBuckets;
+        if (numBuckets < 1) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s has 'bucket' = %d, but lake-stream mode needs a fixed bucket "
+                                    + "count ('bucket' >= 1): dynamic and postpone bucket modes "
+                                    + "have no stable bucket to align the stream store with.",
+                            identifier.getFullName(), numBuckets));
+        }
+        if (bucketKeys.isEmpty()) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s has no bucket key: a fixed-bucket table needs a primary key "
+                                    + "or the 'bucket-key' option.",
+                            identifier.getFullName()));
+        }
+    }
+
+    /** The spec of a Paimon table as its latest schema describes it. */
+    public static StreamTableSpec of(Identifier identifier, FileStoreTable table) {
+        TableSchema schema = table.schema();
+        return new StreamTableSpec(
+                identifier,
+                schema.logicalRowType(),
+                schema.partitionKeys(),
+                schema.bucketKeys(),
+                schema.primaryKeys(),
+                schema.numBuckets());
+    }
+
+    public Identifier identifier() {
+        return identifier;
+    }
+
+    public RowType rowType() {
+        return rowType;
+    }
+
+    public List<String> partitionKeys() {
+        return partitionKeys;
+    }
+
+    public boolean isPartitioned() {
+        return !partitionKeys.isEmpty();
+    }
+
+    /** The partition columns in key order, as Paimon's partition rows hold them. */
+    public RowType partitionType() {
+        return rowType.project(partitionKeys);
+    }
+
+    public List<String> bucketKeys() {
+        return bucketKeys;
+    }
+
+    public List<String> primaryKeys() {
+        return primaryKeys;
+    }
+
+    /** Whether records carry a row kind (+I, -U, +U, -D): true for primary-key tables. */
+    public boolean hasPrimaryKey() {
+        return !primaryKeys.isEmpty();
+    }
+
+    public int numBuckets() {
+        return numBuckets;
+    }
+
+    public List<String> fieldNames() {
+        return Collections.unmodifiableList(rowType.getFieldNames());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof StreamTableSpec)) {
+            return false;
+        }
+        StreamTableSpec that = (StreamTableSpec) o;
+        return numBuckets == that.numBuckets
+                && identifier.equals(that.identifier)
+                && rowType.equals(that.rowType)
+                && partitionKeys.equals(that.partitionKeys)
+                && bucketKeys.equals(that.bucketKeys)
+                && primaryKeys.equals(that.primaryKeys);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(
+                identifier, rowType, partitionKeys, bucketKeys, primaryKeys, numBuckets);
+    }
+
+    @Override
+    public String toString() {
+        return identifier.getFullName();
+    }
+}

@@ -1,0 +1,56 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.store;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+
+import org.apache.paimon.data.InternalRow;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.Map;
+
+/**
+ * Writes records of one stream table. Writes are asynchronous and batched: {@link #write} returns
+ * once the record is queued, and records become readable as the store takes them, long before
+ * {@link #flush}.
+ *
+ * <p>Each partition-bucket has one writer at a time (invariant "one owner per bucket"), so the end
+ * offset that {@link #flush} reports for a partition-bucket is this writer's own progress.
+ */
+@PublicEvolving
+public interface StreamWriter extends AutoCloseable {
+
+    /**
+     * Queues {@code row}, with its row kind, for the given partition-bucket, which is the one
+     * Paimon assigned to the row. Tables without a primary key accept only +I and +U rows.
+     */
+    void write(PartitionBucket partitionBucket, InternalRow row);
+
+    /**
+     * Blocks until every queued record is durable in the store, then returns the end offset
+     * (exclusive) of every partition-bucket written since the previous flush.
+     *
+     * @throws StreamStoreException when a record could not be written; no offset is reported then
+     */
+    Map<PartitionBucket, Long> flush();
+
+    @Override
+    void close();
+}
