@@ -27,7 +27,9 @@ import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.LocalZonedTimestampType;
 import org.apache.paimon.types.RowType;
+import org.apache.paimon.types.TimestampType;
 
 import org.apache.fluss.client.table.getter.PartitionGetter;
 import org.apache.fluss.metadata.ResolvedPartitionSpec;
@@ -63,6 +65,13 @@ final class FlussPartitionNames {
                     .optionalEnd()
                     .toFormatter();
 
+    /**
+     * 0001-01-01T00:00, the first instant Fluss can name: it formats timestamps by year of era
+     * without the era, so year 0 (1 BC) is named like year 1, year -1 like year 2, and so on.
+     */
+    private static final long FIRST_NAMEABLE_TIMESTAMP_MILLIS =
+            LocalDateTime.of(1, 1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC) * 1000;
+
     private final StreamTableSpec spec;
     private final RowType partitionType;
     private final PartitionGetter partitionGetter;
@@ -96,8 +105,38 @@ final class FlussPartitionNames {
                                         + "Fluss stream store cannot hold a null partition value.",
                                 spec.partitionKeys().get(i), spec.identifier().getFullName()));
             }
+            checkNameable(partition, i);
         }
         return partitionGetter.getPartition(flussView.replace(partition));
+    }
+
+    /**
+     * Refuses a timestamp before year 1: its Fluss name would be that of a partition in year 1 or
+     * later, so its records would be filed into, and read back as, another partition.
+     */
+    private void checkNameable(BinaryRow partition, int pos) {
+        org.apache.paimon.types.DataType type = partitionType.getTypeAt(pos);
+        int precision;
+        switch (type.getTypeRoot()) {
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                precision = ((TimestampType) type).getPrecision();
+                break;
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                precision = ((LocalZonedTimestampType) type).getPrecision();
+                break;
+            default:
+                return;
+        }
+        Timestamp value = partition.getTimestamp(pos, precision);
+        if (value.getMillisecond() < FIRST_NAMEABLE_TIMESTAMP_MILLIS) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Partition column '%s' of table %s is %s in a written row: the Fluss "
+                                    + "stream store cannot hold a partition value before "
+                                    + "0001-01-01, because Fluss names such a partition like one "
+                                    + "of year 1 or later.",
+                            spec.partitionKeys().get(pos), spec.identifier().getFullName(), value));
+        }
     }
 
     /** The Paimon partition row of a Fluss partition name. */
@@ -131,11 +170,23 @@ final class FlussPartitionNames {
             case BIGINT:
                 return Long.parseLong(value);
             case FLOAT:
-                return parseFloatingPoint(value).floatValue();
+                // parsed as a float, not as a double narrowed to float: the double nearest to
+                // Java's shortest float literal can round to the neighbouring float (7.038531E-26)
+                return Float.parseFloat(javaFloatingPointLiteral(value));
             case DOUBLE:
-                return parseFloatingPoint(value);
+                return Double.parseDouble(javaFloatingPointLiteral(value));
             case DATE:
-                return (int) LocalDate.parse(value).toEpochDay();
+                // yyyy-MM-dd with a year of at least four digits, signed when negative: parsed by
+                // hand because the ISO parser wants a '+' before five-digit years and four digits
+                // after a '-', which Fluss's "%04d" does not write
+                int dayStart = value.length() - 2;
+                int monthStart = value.length() - 5;
+                return (int)
+                        LocalDate.of(
+                                        Integer.parseInt(value.substring(0, monthStart - 1)),
+                                        Integer.parseInt(value.substring(monthStart, dayStart - 1)),
+                                        Integer.parseInt(value.substring(dayStart)))
+                                .toEpochDay();
             case TIME_WITHOUT_TIME_ZONE:
                 // HH-mm-ss_SSS
                 int hours = Integer.parseInt(value.substring(0, 2));
@@ -156,16 +207,15 @@ final class FlussPartitionNames {
         }
     }
 
-    private static Double parseFloatingPoint(String value) {
+    /** Undoes Fluss's spelling of a float or double: "NaN", "Inf", "-Inf", '_' for '.'. */
+    private static String javaFloatingPointLiteral(String value) {
         switch (value) {
-            case "NaN":
-                return Double.NaN;
             case "Inf":
-                return Double.POSITIVE_INFINITY;
+                return "Infinity";
             case "-Inf":
-                return Double.NEGATIVE_INFINITY;
+                return "-Infinity";
             default:
-                return Double.parseDouble(value.replace('_', '.'));
+                return value.replace('_', '.');
         }
     }
 

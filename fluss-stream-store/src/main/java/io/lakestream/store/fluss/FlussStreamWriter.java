@@ -24,6 +24,7 @@ import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamWriter;
 
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.types.RowKind;
 
@@ -53,6 +54,11 @@ final class FlussStreamWriter implements StreamWriter {
     private final Table flussTable;
     private final AppendWriter writer;
     private final PaimonRowAsFlussRow flussRow;
+    private final FlussPartitionNames partitionNames;
+
+    /** The partition last checked by {@link FlussPartitionNames#nameOf}, or null. */
+    private BinaryRow checkedPartition;
+
     private final Set<PartitionBucket> writtenSinceFlush = new HashSet<>();
     private final AtomicReference<Throwable> asyncFailure = new AtomicReference<>();
 
@@ -65,6 +71,8 @@ final class FlussStreamWriter implements StreamWriter {
         this.flussRow =
                 new PaimonRowAsFlussRow(
                         table.spec().rowType().getFieldCount(), layout.hasRowKindColumn());
+        this.partitionNames =
+                table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null;
     }
 
     @Override
@@ -79,7 +87,13 @@ final class FlussStreamWriter implements StreamWriter {
                                     + "a %s row.",
                             table.spec().identifier().getFullName(), row.getRowKind()));
         }
-        writtenSinceFlush.add(partitionBucket);
+        checkPartition(partitionBucket.partition());
+        if (!writtenSinceFlush.contains(partitionBucket)) {
+            // a copy, because callers may reuse the partition row (Paimon's key extractor does)
+            writtenSinceFlush.add(
+                    new PartitionBucket(
+                            partitionBucket.partition().copy(), partitionBucket.bucket()));
+        }
         writer.append(flussRow.replace(row))
                 .whenComplete(
                         (result, error) -> {
@@ -87,6 +101,19 @@ final class FlussStreamWriter implements StreamWriter {
                                 asyncFailure.compareAndSet(null, error);
                             }
                         });
+    }
+
+    /**
+     * Refuses a partition that Fluss cannot file under a name of its own (a null value, a timestamp
+     * before year 1) before Fluss's writer files it: Fluss would fail with a bare null-pointer
+     * exception, or put the record into another partition. Only a change of partition is checked,
+     * which costs one comparison per row while rows of one partition follow each other.
+     */
+    private void checkPartition(BinaryRow partition) {
+        if (partitionNames != null && !partition.equals(checkedPartition)) {
+            partitionNames.nameOf(partition);
+            checkedPartition = partition.copy();
+        }
     }
 
     @Override

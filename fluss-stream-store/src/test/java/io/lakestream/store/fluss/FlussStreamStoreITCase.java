@@ -30,6 +30,8 @@ import io.lakestream.flink.store.StreamWriter;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryRowWriter;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.types.DataTypes;
@@ -141,7 +143,30 @@ class FlussStreamStoreITCase {
         }
         assertThatThrownBy(() -> store.get(spec("no_lake_format", 2)))
                 .isInstanceOf(StreamStoreException.class)
-                .hasMessageContaining("'table.datalake.format' is not set but should be paimon");
+                .hasMessageContaining("'table.datalake.format' is not set but should be paimon")
+                .hasMessageContaining("'table.log.format' is ARROW but should be COMPACTED");
+    }
+
+    @Test
+    void aNullPartitionValueIsRefusedBeforeFlussFilesTheRow() {
+        StreamTable table = store.provision(spec("null_partition", 1));
+        BinaryRow nullPartition = new BinaryRow(1);
+        BinaryRowWriter partitionWriter = new BinaryRowWriter(nullPartition);
+        partitionWriter.setNullAt(0);
+        partitionWriter.complete();
+        try (StreamWriter writer = store.createWriter(table)) {
+            assertThatThrownBy(
+                            () ->
+                                    writer.write(
+                                            new PartitionBucket(nullPartition, 0),
+                                            GenericRow.of(1, BinaryString.fromString("x"), null)))
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining("Partition column 'dt'")
+                    .hasMessageContaining("store_it.null_partition")
+                    .hasMessageContaining("null");
+            assertThat(writer.flush()).isEmpty();
+        }
+        assertThat(store.listPartitions(table)).isEmpty();
     }
 
     @Test

@@ -1,0 +1,192 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.e2e;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A main class run in a JVM of its own, with this JVM's class path: a ZooKeeper or Fluss server, or
+ * a client that must not share anything with the test but the cluster. Its standard output goes to
+ * {@code <name>.out} and its standard error (where the children's logging goes) to {@code
+ * <name>.log}, both in the log directory, so that a failed run can be diagnosed from the files.
+ */
+public final class ChildJvm implements AutoCloseable {
+
+    /**
+     * The log4j configuration of every child: INFO to standard error. The test JVM itself logs
+     * through log4j2-test.properties, which the children would otherwise pick up too.
+     */
+    private static final String LOG_CONFIG = "log4j2-child-jvm.properties";
+
+    private final String name;
+    private final Process process;
+    private final Path out;
+    private final Path log;
+    private final Thread killOnExit;
+
+    private ChildJvm(String name, Process process, Path out, Path log) {
+        this.name = name;
+        this.process = process;
+        this.out = out;
+        this.log = log;
+        // an aborted test run (a surefire timeout, Ctrl-C) must not leave servers running
+        this.killOnExit = new Thread(process::destroyForcibly, "kill " + name);
+        Runtime.getRuntime().addShutdownHook(killOnExit);
+    }
+
+    /**
+     * Starts {@code mainClass} with {@code args} in a new JVM.
+     *
+     * @param name names the log files, unique per log directory
+     * @param jvmOptions options on top of the inherited ones, such as the heap size
+     */
+    public static ChildJvm start(
+            String name, Path logDir, List<String> jvmOptions, String mainClass, List<String> args)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(inheritedJvmOptions());
+        command.add("-Dlog4j2.configurationFile=" + LOG_CONFIG);
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+
+        Files.createDirectories(logDir);
+        Path out = logDir.resolve(name + ".out");
+        Path log = logDir.resolve(name + ".log");
+        // the command line, without the long class path, heads the log for the record
+        Files.writeString(
+                log,
+                "# "
+                        + String.join(" ", jvmOptions)
+                        + " "
+                        + mainClass
+                        + " "
+                        + String.join(" ", args)
+                        + System.lineSeparator(),
+                StandardCharsets.UTF_8);
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectOutput(out.toFile())
+                        .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
+        return new ChildJvm(name, process, out, log);
+    }
+
+    /**
+     * The module-opening flags and system properties this JVM was started with (the root pom's
+     * surefire argLine): Fluss's Netty and Arrow need the same in every JVM on Java 17.
+     */
+    private static List<String> inheritedJvmOptions() {
+        List<String> options = new ArrayList<>();
+        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (argument.startsWith("--add-opens")
+                    || argument.startsWith("--add-exports")
+                    || argument.startsWith("-D")
+                    || argument.equals("-XX:+IgnoreUnrecognizedVMOptions")) {
+                options.add(argument);
+            }
+        }
+        return options;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Waits up to {@code timeout} for the JVM to exit; returns its exit code or null. */
+    public Integer waitFor(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                ? process.exitValue()
+                : null;
+    }
+
+    /** Kills the JVM with SIGKILL, as a crash would, and waits until it is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+        Runtime.getRuntime().removeShutdownHook(killOnExit);
+    }
+
+    /**
+     * Asks the JVM to exit (SIGTERM) and kills it if it has not within {@code grace}: Fluss's
+     * servers shut down in their shutdown hooks, which wait on the other servers and may hang when
+     * those are gone.
+     */
+    public void stop(Duration grace) throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                process.waitFor();
+            }
+        }
+        Runtime.getRuntime().removeShutdownHook(killOnExit);
+    }
+
+    /** What the JVM printed to standard output so far. */
+    public List<String> output() throws IOException {
+        return Files.readAllLines(out, StandardCharsets.UTF_8);
+    }
+
+    public Path logFile() {
+        return log;
+    }
+
+    /** The last lines of the log, for failure messages. */
+    public String logTail(int lines) {
+        try {
+            List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join(
+                    System.lineSeparator(),
+                    all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(cannot read " + log + ": " + e.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stop(Duration.ofSeconds(10));
+    }
+
+    @Override
+    public String toString() {
+        return name + " (pid " + process.pid() + ", log " + log + ")";
+    }
+}
