@@ -63,6 +63,17 @@ public final class LakeStreamOptions {
                                     + "a fence) may take before it fails with an error that names "
                                     + "the store's address.");
 
+    public static final ConfigOption<Duration> STORE_WRITE_TIMEOUT =
+            ConfigOptions.key("lake-stream.store.write-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .withDescription(
+                            "How long the stream store may take to make written records durable: "
+                                    + "a flush at a checkpoint barrier, or a write that waits for "
+                                    + "buffer space. When it runs out the job fails and restarts "
+                                    + "from its last checkpoint, instead of waiting without end "
+                                    + "for a store that cannot be reached.");
+
     private LakeStreamOptions() {}
 
     /** The prefix of the client options of {@code store}: {@code lake-stream.<store>.}. */

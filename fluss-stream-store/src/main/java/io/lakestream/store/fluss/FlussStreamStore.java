@@ -65,12 +65,19 @@ import java.util.concurrent.TimeoutException;
 public final class FlussStreamStore implements StreamStore {
 
     private final Configuration clientConf;
+    private final Duration writeTimeout;
     private final FlussAdminCalls calls;
     private final Connection connection;
     private final Admin admin;
 
-    FlussStreamStore(Map<String, String> clientOptions, Duration requestTimeout) {
+    FlussStreamStore(
+            Map<String, String> clientOptions, Duration requestTimeout, Duration writeTimeout) {
         this.clientConf = Configuration.fromMap(clientOptions);
+        this.writeTimeout = writeTimeout;
+        // Fluss's writer otherwise waits for buffer space without end while the cluster is down
+        if (!clientOptions.containsKey(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT.key())) {
+            clientConf.set(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT, writeTimeout);
+        }
         String servers = clientOptions.get(ConfigOptions.BOOTSTRAP_SERVERS.key());
         if (servers == null || servers.trim().isEmpty()) {
             throw new StreamStoreException(
@@ -231,46 +238,73 @@ public final class FlussStreamStore implements StreamStore {
         }
         Map<BinaryRow, CompletableFuture<Map<Integer, Long>>> pending = new LinkedHashMap<>();
         bucketsPerPartition.forEach(
-                (partition, buckets) -> {
-                    CompletableFuture<Map<Integer, Long>> future;
-                    try {
-                        ListOffsetsResult result =
-                                names == null
-                                        ? admin.listOffsets(layout.tablePath(), buckets, spec)
-                                        : admin.listOffsets(
-                                                layout.tablePath(),
-                                                names.nameOf(partition),
-                                                buckets,
-                                                spec);
-                        future = result.all();
-                    } catch (RuntimeException e) {
-                        // the client looks up bucket leaders before it sends, and fails at once
-                        // when a new partition has none yet
-                        future = CompletableFuture.failedFuture(e);
-                    }
-                    pending.put(partition, future);
-                });
+                (partition, buckets) ->
+                        pending.put(
+                                partition,
+                                requestOffsets(layout, names, partition, buckets, spec)));
         Map<PartitionBucket, Long> offsets = new HashMap<>();
-        pending.forEach(
-                (partition, future) -> {
-                    Map<Integer, Long> perBucket;
-                    try {
-                        perBucket =
-                                calls.await(future, "list offsets of table " + layout.tablePath());
-                    } catch (StreamStoreException e) {
-                        if (!FlussAdminCalls.causedBy(e, PartitionNotExistException.class)) {
-                            throw e;
-                        }
+        long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
+        for (Map.Entry<BinaryRow, CompletableFuture<Map<Integer, Long>>> entry :
+                pending.entrySet()) {
+            BinaryRow partition = entry.getKey();
+            List<Integer> buckets = bucketsPerPartition.get(partition);
+            CompletableFuture<Map<Integer, Long>> future = entry.getValue();
+            Map<Integer, Long> perBucket = null;
+            while (perBucket == null) {
+                try {
+                    perBucket = calls.await(future, "list offsets of table " + layout.tablePath());
+                } catch (StreamStoreException e) {
+                    if (FlussAdminCalls.causedBy(e, PartitionNotExistException.class)) {
                         perBucket = new HashMap<>();
-                        for (int bucket : bucketsPerPartition.get(partition)) {
+                        for (int bucket : buckets) {
                             perBucket.put(bucket, 0L);
                         }
+                    } else if (System.currentTimeMillis() < deadline) {
+                        // a partition the writer has just created may not have bucket leaders in
+                        // the client's metadata yet; the client refreshes it on the next request
+                        sleepBriefly();
+                        future = requestOffsets(layout, names, partition, buckets, spec);
+                    } else {
+                        throw e;
                     }
-                    perBucket.forEach(
-                            (bucket, offset) ->
-                                    offsets.put(new PartitionBucket(partition, bucket), offset));
-                });
+                }
+            }
+            for (Map.Entry<Integer, Long> bucketOffset : perBucket.entrySet()) {
+                offsets.put(
+                        new PartitionBucket(partition, bucketOffset.getKey()),
+                        bucketOffset.getValue());
+            }
+        }
         return offsets;
+    }
+
+    private CompletableFuture<Map<Integer, Long>> requestOffsets(
+            FlussStreamTableLayout layout,
+            FlussPartitionNames names,
+            BinaryRow partition,
+            List<Integer> buckets,
+            OffsetSpec spec) {
+        try {
+            ListOffsetsResult result =
+                    names == null
+                            ? admin.listOffsets(layout.tablePath(), buckets, spec)
+                            : admin.listOffsets(
+                                    layout.tablePath(), names.nameOf(partition), buckets, spec);
+            return result.all();
+        } catch (RuntimeException e) {
+            // the client looks up bucket leaders before it sends, and fails at once when a new
+            // partition has none yet
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static void sleepBriefly() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamStoreException("Interrupted while listing offsets", e);
+        }
     }
 
     List<PartitionInfo> partitionInfos(TablePath path) {
@@ -313,6 +347,10 @@ public final class FlussStreamStore implements StreamStore {
 
     Connection connection() {
         return connection;
+    }
+
+    Duration writeTimeout() {
+        return writeTimeout;
     }
 
     FlussAdminCalls calls() {

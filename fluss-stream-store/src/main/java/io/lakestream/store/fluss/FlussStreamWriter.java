@@ -18,6 +18,7 @@
 
 package io.lakestream.store.fluss;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStoreException;
@@ -34,6 +35,12 @@ import org.apache.fluss.client.table.writer.AppendWriter;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -61,6 +68,13 @@ final class FlussStreamWriter implements StreamWriter {
 
     private final Set<PartitionBucket> writtenSinceFlush = new HashSet<>();
     private final AtomicReference<Throwable> asyncFailure = new AtomicReference<>();
+    private final ExecutorService flusher =
+            Executors.newSingleThreadExecutor(
+                    r -> {
+                        Thread thread = new Thread(r, "lake-stream-fluss-flush");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
 
     FlussStreamWriter(FlussStreamStore store, StreamTable table, FlussStreamTableLayout layout) {
         this.store = store;
@@ -118,12 +132,46 @@ final class FlussStreamWriter implements StreamWriter {
 
     @Override
     public Map<PartitionBucket, Long> flush() {
-        writer.flush();
+        awaitFlush();
         throwOnAsyncFailure();
         Map<PartitionBucket, Long> offsets =
                 store.listOffsets(layout, writtenSinceFlush, OffsetPosition.LATEST);
         writtenSinceFlush.clear();
         return offsets;
+    }
+
+    /**
+     * Runs Fluss's flush, which has no time limit and retries an unreachable bucket leader without
+     * end, in a thread of its own and gives up after the write timeout: the caller fails (and its
+     * job restarts from its last checkpoint) rather than blocking a checkpoint barrier forever.
+     */
+    private void awaitFlush() {
+        CompletableFuture<Void> flushed = CompletableFuture.runAsync(writer::flush, flusher);
+        try {
+            flushed.get(store.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Records written to stream table %s of Paimon table %s were not "
+                                    + "durable within %s (option '%s'): is the Fluss cluster at %s "
+                                    + "reachable?",
+                            table.storeTableName(),
+                            table.spec().identifier().getFullName(),
+                            FlussAdminCalls.format(store.writeTimeout()),
+                            LakeStreamOptions.STORE_WRITE_TIMEOUT.key(),
+                            store.calls().bootstrapServers()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamStoreException("Interrupted while flushing " + table, e);
+        } catch (ExecutionException e) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Flushing stream table %s of Paimon table %s failed: %s",
+                            table.storeTableName(),
+                            table.spec().identifier().getFullName(),
+                            e.getCause().getMessage()),
+                    e.getCause());
+        }
     }
 
     private void throwOnAsyncFailure() {
@@ -141,6 +189,7 @@ final class FlussStreamWriter implements StreamWriter {
 
     @Override
     public void close() {
+        flusher.shutdownNow();
         try {
             flussTable.close();
         } catch (Exception e) {

@@ -49,5 +49,11 @@ public interface StreamStoreFactory {
 
         /** How long one metadata operation of the store may take before it fails. */
         Duration requestTimeout();
+
+        /**
+         * How long a writer may take to make its records durable (a flush, or a write waiting for
+         * buffer space) before it fails.
+         */
+        Duration writeTimeout();
     }
 }

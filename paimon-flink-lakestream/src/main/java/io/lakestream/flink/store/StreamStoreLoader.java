@@ -45,6 +45,7 @@ public final class StreamStoreLoader {
         Configuration conf = Configuration.fromMap(options);
         String identifier = conf.get(LakeStreamOptions.STORE);
         Duration requestTimeout = conf.get(LakeStreamOptions.STORE_REQUEST_TIMEOUT);
+        Duration writeTimeout = conf.get(LakeStreamOptions.STORE_WRITE_TIMEOUT);
         String prefix = LakeStreamOptions.storeOptionsPrefix(identifier);
         Map<String, String> storeOptions = new HashMap<>();
         options.forEach(
@@ -64,6 +65,11 @@ public final class StreamStoreLoader {
                             @Override
                             public Duration requestTimeout() {
                                 return requestTimeout;
+                            }
+
+                            @Override
+                            public Duration writeTimeout() {
+                                return writeTimeout;
                             }
                         });
     }

@@ -1,0 +1,416 @@
+package io.lakestream.flink.sink;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.offsets.AbortedRanges;
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamRecord;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.DataTypes;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The dual-write sink on a Flink MiniCluster, a real Fluss cluster and a local Paimon warehouse:
+ * what every snapshot commits equals what the store holds below the snapshot's offsets, records are
+ * readable in the store before any checkpoint, and a job that fails mid-stream ends with every
+ * input row exactly once.
+ */
+@ExtendWith(SharedFlussCluster.class)
+class LakeStreamSinkITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @TempDir static java.nio.file.Path warehouse;
+
+    private static Catalog catalog;
+    private static StreamStore store;
+
+    @BeforeAll
+    static void open() throws Exception {
+        catalog =
+                CatalogFactory.createCatalog(
+                        CatalogContext.create(new Path(warehouse.toUri().toString())));
+        catalog.createDatabase("sink_it", true);
+        store = SharedFlussCluster.newStore();
+    }
+
+    @AfterAll
+    static void close() throws Exception {
+        store.close();
+        catalog.close();
+    }
+
+    /** Creates an enabled table and its stream table, as enabling lake-stream mode does. */
+    private static FileStoreTable createTable(String name, boolean primaryKey) throws Exception {
+        Identifier identifier = Identifier.create("sink_it", name);
+        Schema.Builder schema =
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT().notNull())
+                        .column("payload", DataTypes.STRING())
+                        .column("dt", DataTypes.STRING().notNull())
+                        .partitionKeys("dt")
+                        .option("bucket", "3")
+                        .option(LakeStreamOptions.ENABLED.key(), "true");
+        if (primaryKey) {
+            schema.primaryKey("id", "dt");
+        } else {
+            schema.option("bucket-key", "id");
+        }
+        catalog.createTable(identifier, schema.build(), false);
+        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
+        store.provision(StreamTableSpec.of(identifier, table));
+        return table;
+    }
+
+    private static LakeStreamSink sink(FileStoreTable table) {
+        return LakeStreamSink.builder()
+                .setTable(table)
+                .setOptions(SharedFlussCluster.lakeStreamOptions())
+                .build();
+    }
+
+    private static RowData row(long i) {
+        return GenericRowData.of(
+                (int) i,
+                StringData.fromString("payload-" + i),
+                StringData.fromString("d" + (i % 3)));
+    }
+
+    private static StreamExecutionEnvironment env(long checkpointMillis) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(checkpointMillis);
+        return env;
+    }
+
+    @Test
+    void everySnapshotHoldsExactlyTheStoreRecordsBelowItsOffsets() throws Exception {
+        FileStoreTable table = createTable("append_boundary", false);
+        int rows = 3_000;
+        StreamExecutionEnvironment env = env(300);
+        env.setRestartStrategy(RestartStrategies.noRestart());
+        DataStream<RowData> input =
+                env.fromSource(
+                        new DataGeneratorSource<>(
+                                LakeStreamSinkITCase::row,
+                                rows,
+                                RateLimiterStrategy.perSecond(3_000),
+                                TypeInformation.of(RowData.class)),
+                        WatermarkStrategy.noWatermarks(),
+                        "rows");
+        sink(table).sinkFrom(input);
+        env.execute("boundary");
+
+        table = (FileStoreTable) catalog.getTable(Identifier.create("sink_it", "append_boundary"));
+        long latest = table.snapshotManager().latestSnapshotId();
+        assertThat(latest).as("several checkpoints committed").isGreaterThan(1);
+        StreamTable streamTable =
+                store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+        for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
+            StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
+            List<String> lake = readPaimon(table, id);
+            List<String> stream = readStore(streamTable, offsets);
+            assertThat(stream).as("snapshot %s", id).containsExactlyInAnyOrderElementsOf(lake);
+        }
+        assertThat(readPaimon(table, latest)).hasSize(rows);
+    }
+
+    @Test
+    void primaryKeySnapshotsEqualTheStoreChangesMergedByKey() throws Exception {
+        FileStoreTable table = createTable("pk_boundary", true);
+        int rows = 3_000;
+        StreamExecutionEnvironment env = env(300);
+        env.setRestartStrategy(RestartStrategies.noRestart());
+        // ids repeat, so later rows update earlier ones
+        DataStream<RowData> input =
+                env.fromSource(
+                        new DataGeneratorSource<>(
+                                i ->
+                                        GenericRowData.of(
+                                                (int) (i % 500),
+                                                StringData.fromString("payload-" + i),
+                                                StringData.fromString("d" + (i % 500 % 3))),
+                                rows,
+                                RateLimiterStrategy.perSecond(3_000),
+                                TypeInformation.of(RowData.class)),
+                        WatermarkStrategy.noWatermarks(),
+                        "rows");
+        sink(table).sinkFrom(input);
+        env.execute("pk boundary");
+
+        table = (FileStoreTable) catalog.getTable(Identifier.create("sink_it", "pk_boundary"));
+        long latest = table.snapshotManager().latestSnapshotId();
+        assertThat(latest).as("several checkpoints committed").isGreaterThan(1);
+        StreamTable streamTable =
+                store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+        for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
+            StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
+            // the store's changes below the offsets, latest per key: a key's changes are all in
+            // one partition-bucket, in offset order
+            Map<String, String> merged = new HashMap<>();
+            List<StreamRecord> records = readStoreRecords(streamTable, offsets);
+            records.sort(java.util.Comparator.comparingLong(StreamRecord::offset));
+            for (StreamRecord record : records) {
+                InternalRow row = record.row();
+                merged.put(row.getInt(0) + "|" + row.getString(2), render(row));
+            }
+            assertThat(merged.values())
+                    .as("snapshot %s", id)
+                    .containsExactlyInAnyOrderElementsOf(readPaimon(table, id));
+        }
+        assertThat(readPaimon(table, latest)).hasSize(500);
+    }
+
+    /** Paimon's rows of one snapshot, rendered. */
+    private static List<String> readPaimon(FileStoreTable table, long snapshotId) throws Exception {
+        FileStoreTable at =
+                table.copy(java.util.Collections.singletonMap("scan.snapshot-id", "" + snapshotId));
+        ReadBuilder read = at.newReadBuilder();
+        List<String> rows = new ArrayList<>();
+        try (RecordReader<InternalRow> reader =
+                read.newRead().createReader(read.newScan().plan())) {
+            reader.forEachRemaining(r -> rows.add(render(r)));
+        }
+        return rows;
+    }
+
+    private static String render(InternalRow row) {
+        return row.getInt(0) + "|" + row.getString(1) + "|" + row.getString(2);
+    }
+
+    /** The store's records below {@code offsets}, without fenced ones, rendered. */
+    private static List<String> readStore(StreamTable table, StreamOffsets offsets) {
+        List<String> rows = new ArrayList<>();
+        for (StreamRecord record : readStoreRecords(table, offsets)) {
+            rows.add(render(record.row()));
+        }
+        return rows;
+    }
+
+    /** The store's records below {@code offsets}, without fenced ones. */
+    private static List<StreamRecord> readStoreRecords(StreamTable table, StreamOffsets offsets) {
+        AbortedRanges fences = new AbortedRanges();
+        try (io.lakestream.flink.store.FenceLog log = store.openFenceLog(table)) {
+            fences.addAll(log.readNew());
+        }
+        List<StreamRecord> rows = new ArrayList<>();
+        try (StreamReader reader = store.createReader(table)) {
+            int expected = 0;
+            for (Map.Entry<PartitionBucket, Long> e : offsets.asMap().entrySet()) {
+                if (e.getValue() > 0) {
+                    reader.subscribe(e.getKey(), 0, e.getValue());
+                    expected++;
+                }
+            }
+            int finished = 0;
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (finished < expected && System.currentTimeMillis() < deadline) {
+                for (StreamRecord record : reader.poll(Duration.ofMillis(200))) {
+                    if (!fences.isAborted(record.partitionBucket(), record.offset())) {
+                        rows.add(record);
+                    }
+                }
+                finished += reader.finished().size();
+            }
+            assertThat(finished).isEqualTo(expected);
+        }
+        return rows;
+    }
+
+    @Test
+    void recordsAreReadableInTheStoreBeforeAnyCheckpoint() throws Exception {
+        FileStoreTable table = createTable("fresh", true);
+        StreamExecutionEnvironment env = env(Duration.ofMinutes(10).toMillis());
+        DataStream<RowData> input =
+                env.fromSource(
+                        new DataGeneratorSource<>(
+                                LakeStreamSinkITCase::row,
+                                Long.MAX_VALUE,
+                                RateLimiterStrategy.perSecond(200),
+                                TypeInformation.of(RowData.class)),
+                        WatermarkStrategy.noWatermarks(),
+                        "rows");
+        sink(table).sinkFrom(input);
+        JobClient job = env.executeAsync("fresh");
+        try {
+            StreamTable streamTable =
+                    store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+            List<PartitionBucket> all = new ArrayList<>();
+            for (String dt : new String[] {"d0", "d1", "d2"}) {
+                for (int b = 0; b < 3; b++) {
+                    all.add(
+                            new PartitionBucket(
+                                    org.apache.paimon.data.BinaryRow.singleColumn(dt), b));
+                }
+            }
+            long deadline = System.currentTimeMillis() + 60_000;
+            long visible = 0;
+            while (visible < 100 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(200);
+                visible =
+                        store.listOffsets(streamTable, all, OffsetPosition.LATEST).values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum();
+            }
+            assertThat(visible).as("records readable in the store").isGreaterThanOrEqualTo(100);
+            assertThat(table.snapshotManager().latestSnapshotId())
+                    .as("no Paimon snapshot yet: no checkpoint has completed")
+                    .isNull();
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    /** Fails the job once, after {@code failAfter} records, in the first attempt only. */
+    private static final class FailOnce implements MapFunction<RowData, RowData> {
+        private static final AtomicInteger SEEN = new AtomicInteger();
+        private static volatile boolean failed;
+        private final int failAfter;
+
+        FailOnce(int failAfter) {
+            this.failAfter = failAfter;
+        }
+
+        @Override
+        public RowData map(RowData value) {
+            if (!failed && SEEN.incrementAndGet() > failAfter) {
+                failed = true;
+                throw new RuntimeException("Injected failure");
+            }
+            return value;
+        }
+    }
+
+    @Test
+    void aFailoverEndsWithEveryRowExactlyOnceAndTheExtraRecordsFenced() throws Exception {
+        FileStoreTable table = createTable("failover", false);
+        int rows = 4_000;
+        StreamExecutionEnvironment env = env(200);
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(3, 100));
+        DataStream<RowData> input =
+                env.fromSource(
+                                new DataGeneratorSource<>(
+                                        LakeStreamSinkITCase::row,
+                                        rows,
+                                        RateLimiterStrategy.perSecond(4_000),
+                                        TypeInformation.of(RowData.class)),
+                                WatermarkStrategy.noWatermarks(),
+                                "rows")
+                        .map(new FailOnce(rows / 2))
+                        .returns(TypeInformation.of(RowData.class));
+        sink(table).sinkFrom(input);
+        env.execute("failover");
+        assertThat(FailOnce.failed).as("the failure was injected").isTrue();
+
+        table = (FileStoreTable) catalog.getTable(Identifier.create("sink_it", "failover"));
+        long latest = table.snapshotManager().latestSnapshotId();
+        List<String> lake = readPaimon(table, latest);
+        Map<String, Integer> counts = new HashMap<>();
+        lake.forEach(r -> counts.merge(r, 1, Integer::sum));
+        assertThat(counts).hasSize(rows);
+        assertThat(counts.values()).containsOnly(1);
+
+        StreamTable streamTable =
+                store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+        StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, latest).orElseThrow();
+        assertThat(readStore(streamTable, offsets)).containsExactlyInAnyOrderElementsOf(lake);
+        // the job ended with a final commit: the snapshot covers everything the store holds
+        Map<PartitionBucket, Long> ends =
+                store.listOffsets(streamTable, offsets.asMap().keySet(), OffsetPosition.LATEST);
+        assertThat(ends).isEqualTo(offsets.asMap());
+        // the failed attempt left records in the store; exactly those are fenced
+        AbortedRanges fences = new AbortedRanges();
+        try (io.lakestream.flink.store.FenceLog log = store.openFenceLog(streamTable)) {
+            fences.addAll(log.readNew());
+        }
+        long stored = ends.values().stream().mapToLong(Long::longValue).sum();
+        long fenced = 0;
+        for (Map.Entry<PartitionBucket, Long> e : ends.entrySet()) {
+            fenced += fences.countAborted(e.getKey(), 0, e.getValue());
+        }
+        assertThat(fenced).as("records of the failed attempt").isPositive();
+        assertThat(stored).isEqualTo(rows + fenced);
+    }
+
+    @Test
+    void buildNamesWhatIsWrong() throws Exception {
+        Identifier identifier = Identifier.create("sink_it", "not_enabled");
+        catalog.createTable(
+                identifier,
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT().notNull())
+                        .primaryKey("id")
+                        .option("bucket", "2")
+                        .build(),
+                false);
+        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
+        assertThatThrownBy(() -> LakeStreamSink.builder().build())
+                .hasMessageContaining("Table is required");
+        assertThatThrownBy(() -> LakeStreamSink.builder().setTable(table).build())
+                .hasMessageContaining("sink_it.not_enabled is not in lake-stream mode")
+                .hasMessageContaining("'lake-stream.enabled' = 'true'");
+        FileStoreTable enabled =
+                table.copy(java.util.Collections.singletonMap("lake-stream.enabled", "true"));
+        assertThatThrownBy(
+                        () ->
+                                LakeStreamSink.builder()
+                                        .setTable(enabled)
+                                        .setOptions(SharedFlussCluster.lakeStreamOptions())
+                                        .build())
+                .hasMessageContaining("does not exist");
+    }
+}

@@ -1,0 +1,197 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.sink;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.flink.FlinkConnectorOptions;
+import org.apache.paimon.flink.FlinkRowWrapper;
+import org.apache.paimon.flink.sink.FlinkStreamPartitioner;
+import org.apache.paimon.flink.sink.RowDataChannelComputer;
+import org.apache.paimon.flink.utils.InternalTypeInfo;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.table.FileStoreTable;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.table.data.RowData;
+
+import javax.annotation.Nullable;
+
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The dual-write sink of a Paimon table in lake-stream mode: every record goes to the stream store,
+ * readable at once, and to Paimon's writer; each checkpoint commits a Paimon snapshot that records,
+ * per partition-bucket, the stream offset up to which the snapshot holds the store's records.
+ *
+ * <pre>{@code
+ * LakeStreamSink sink =
+ *         LakeStreamSink.builder()
+ *                 .setTable(fileStoreTable)
+ *                 .setOption("lake-stream.fluss.bootstrap.servers", "127.0.0.1:9123")
+ *                 .build();
+ * sink.sinkFrom(rowDataStream);
+ * }</pre>
+ *
+ * <p>The table is required; it must be a fixed-bucket table with {@code 'lake-stream.enabled' =
+ * 'true'} whose stream table exists. {@code build()} checks all of this and names what is wrong.
+ */
+@PublicEvolving
+public final class LakeStreamSink implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final FileStoreTable table;
+    private final StreamTable streamTable;
+    private final Map<String, String> options;
+    @Nullable private final Integer parallelism;
+
+    private LakeStreamSink(
+            FileStoreTable table,
+            StreamTable streamTable,
+            Map<String, String> options,
+            @Nullable Integer parallelism) {
+        this.table = table;
+        this.streamTable = streamTable;
+        this.options = options;
+        this.parallelism = parallelism;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Adds the sink to {@code input}, whose rows have the table's columns in its order. */
+    public DataStreamSink<?> sinkFrom(DataStream<RowData> input) {
+        DataStream<InternalRow> rows =
+                input.map(FlinkRowWrapper::new, InternalTypeInfo.fromRowType(table.rowType()))
+                        .setParallelism(input.getParallelism())
+                        .name("Lake-stream rows : " + table.name());
+        return sinkFromInternalRows(rows);
+    }
+
+    /** Adds the sink to a stream of Paimon rows. */
+    public DataStreamSink<?> sinkFromInternalRows(DataStream<InternalRow> input) {
+        DataStream<InternalRow> partitioned =
+                FlinkStreamPartitioner.partition(
+                        input, new RowDataChannelComputer(table.schema(), false), parallelism);
+        return new LakeStreamFixedBucketSink(table, streamTable, options).sinkFrom(partitioned);
+    }
+
+    public StreamTable streamTable() {
+        return streamTable;
+    }
+
+    /** Builds a {@link LakeStreamSink}; see {@link LakeStreamSink} for what is required. */
+    @PublicEvolving
+    public static final class Builder {
+
+        private FileStoreTable table;
+        private final Map<String, String> options = new HashMap<>();
+        private Integer parallelism;
+
+        private Builder() {}
+
+        /** The Paimon table to write. This is a required parameter. */
+        public Builder setTable(FileStoreTable table) {
+            this.table = table;
+            return this;
+        }
+
+        /**
+         * A lake-stream option, for example {@code lake-stream.fluss.bootstrap.servers}. Options
+         * given here win over the table's own {@code lake-stream.*} options; store secrets belong
+         * here rather than in table options.
+         */
+        public Builder setOption(String key, String value) {
+            options.put(key, value);
+            return this;
+        }
+
+        public Builder setOptions(Map<String, String> options) {
+            this.options.putAll(options);
+            return this;
+        }
+
+        /** The parallelism of the writers; by default that of the input. */
+        public Builder setParallelism(int parallelism) {
+            this.parallelism = parallelism;
+            return this;
+        }
+
+        public LakeStreamSink build() {
+            if (table == null) {
+                throw new IllegalArgumentException("Table is required but not provided.");
+            }
+            String name = table.fullName();
+            Options tableOptions = Options.fromMap(table.options());
+            if (!Boolean.parseBoolean(
+                    table.options().getOrDefault(LakeStreamOptions.ENABLED.key(), "false"))) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s is not in lake-stream mode: set '%s' = 'true' on it first.",
+                                name, LakeStreamOptions.ENABLED.key()));
+            }
+            if (tableOptions.get(CoreOptions.BUCKET_FUNCTION_TYPE)
+                    != CoreOptions.BucketFunctionType.DEFAULT) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s has '%s' = '%s', but the stream store buckets rows with "
+                                        + "Paimon's default bucket function only.",
+                                name,
+                                CoreOptions.BUCKET_FUNCTION_TYPE.key(),
+                                tableOptions.get(CoreOptions.BUCKET_FUNCTION_TYPE)));
+            }
+            if (tableOptions.get(FlinkConnectorOptions.PRECOMMIT_COMPACT)) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s has '%s' = 'true', which the lake-stream sink does not "
+                                        + "support yet.",
+                                name, FlinkConnectorOptions.PRECOMMIT_COMPACT.key()));
+            }
+            StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), table);
+            Map<String, String> merged = new HashMap<>();
+            table.options()
+                    .forEach(
+                            (k, v) -> {
+                                if (k.startsWith(LakeStreamOptions.PREFIX)) {
+                                    merged.put(k, v);
+                                }
+                            });
+            merged.putAll(options);
+            StreamTable streamTable;
+            try (StreamStore store =
+                    StreamStoreLoader.create(merged, LakeStreamSink.class.getClassLoader())) {
+                streamTable = store.get(spec);
+            }
+            return new LakeStreamSink(table, streamTable, merged, parallelism);
+        }
+    }
+}

@@ -1,0 +1,277 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.sink;
+
+import io.lakestream.flink.offsets.AbortedRange;
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.offsets.StreamOffsetsSerializer;
+import io.lakestream.flink.store.FenceLog;
+import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamWriter;
+
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.flink.sink.Committable;
+import org.apache.paimon.flink.sink.RowDataStoreWriteOperator;
+import org.apache.paimon.flink.sink.StoreSinkWrite;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.ChannelComputer;
+import org.apache.paimon.table.sink.SinkRecord;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.StreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Paimon's write operator for a fixed-bucket table that also writes every record to the stream
+ * store, where it is readable at once, and seals the store's segment at each checkpoint barrier.
+ *
+ * <ul>
+ *   <li>{@link #processElement}: Paimon's writer assigns the row its partition-bucket; the same
+ *       row, with its row kind, goes to the store's writer for that partition-bucket.
+ *   <li>{@link #prepareCommit} (from {@code prepareSnapshotPreBarrier}): Paimon's commit messages,
+ *       then a flush of the store and the end offsets of every partition-bucket written since the
+ *       previous barrier as a {@link SealedSegment} of the same checkpoint.
+ *   <li>On start, before anything is written: every partition-bucket this subtask owns whose store
+ *       end is past the offset it was restored to (or, on a fresh start, past the table's tiered
+ *       offset) is fenced, because those records come from an attempt whose checkpoint never
+ *       completed; the restored attempt writes them again.
+ * </ul>
+ *
+ * <p>The end offsets of every owned partition-bucket are kept in union list state, so that after a
+ * rescale each subtask finds the offsets of the partition-buckets it now owns.
+ */
+@Internal
+public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(LakeStreamWriteOperator.class);
+
+    private final StreamTable streamTable;
+    private final Map<String, String> storeOptions;
+
+    private transient ListState<byte[]> endOffsetsState;
+    private transient Map<PartitionBucket, Long> restoredEndOffsets;
+    private transient StreamStore store;
+    private transient StreamWriter writer;
+    private transient SealedSegmentTracker tracker;
+    private transient Counter numRecordsSend;
+
+    protected LakeStreamWriteOperator(
+            StreamOperatorParameters<Committable> parameters,
+            FileStoreTable table,
+            StoreSinkWrite.Provider storeSinkWriteProvider,
+            String initialCommitUser,
+            StreamTable streamTable,
+            Map<String, String> storeOptions) {
+        super(parameters, table, null, storeSinkWriteProvider, initialCommitUser);
+        this.streamTable = streamTable;
+        this.storeOptions = storeOptions;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        endOffsetsState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        "lake-stream-end-offsets",
+                                        BytePrimitiveArraySerializer.INSTANCE));
+        restoredEndOffsets = new HashMap<>();
+        if (context.isRestored()) {
+            for (byte[] bytes : endOffsetsState.get()) {
+                restoredEndOffsets.putAll(StreamOffsetsSerializer.deserialize(bytes).asMap());
+            }
+        }
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        store = StreamStoreLoader.create(storeOptions, getClass().getClassLoader());
+        writer = store.createWriter(streamTable);
+        numRecordsSend = getMetricGroup().counter("numRecordsSend");
+        tracker = new SealedSegmentTracker(streamTable, fenceOwnedPartitionBuckets());
+        getMetricGroup().gauge("lakeStreamOwnedPartitionBuckets", () -> tracker.size());
+    }
+
+    /**
+     * Fences what failed attempts left in the partition-buckets this subtask owns, and returns the
+     * store end offset of each of them, from which this attempt writes on.
+     */
+    private Map<PartitionBucket, Long> fenceOwnedPartitionBuckets() {
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        List<PartitionBucket> owned = new ArrayList<>();
+        for (BinaryRow partition : store.listPartitions(streamTable)) {
+            for (int bucket = 0; bucket < streamTable.spec().numBuckets(); bucket++) {
+                if (ChannelComputer.select(partition, bucket, parallelism) == subtask) {
+                    owned.add(new PartitionBucket(partition, bucket));
+                }
+            }
+        }
+        if (owned.isEmpty()) {
+            return new HashMap<>();
+        }
+        StreamOffsets tiered =
+                SnapshotOffsets.ofLatestSnapshot(table).orElse(StreamOffsets.empty());
+        Map<PartitionBucket, Long> ends =
+                new HashMap<>(store.listOffsets(streamTable, owned, OffsetPosition.LATEST));
+        try (FenceLog fences = store.openFenceLog(streamTable)) {
+            for (PartitionBucket pb : owned) {
+                long base = restoredEndOffsets.getOrDefault(pb, tiered.offsetOr(pb, 0L));
+                long end = ends.get(pb);
+                if (end < base) {
+                    throw new IllegalStateException(
+                            String.format(
+                                    "The stream store holds %d records of %s of table %s, fewer "
+                                            + "than the %d that were committed: the stream table "
+                                            + "lost records.",
+                                    end, pb, streamTable.spec(), base));
+                }
+                if (end > base) {
+                    AbortedRange fence = new AbortedRange(pb, base, end);
+                    fences.record(fence);
+                    LOG.info("Fenced {} of {} before writing again.", fence, streamTable);
+                }
+            }
+        }
+        return ends;
+    }
+
+    @Override
+    public void processElement(StreamRecord<InternalRow> element) throws Exception {
+        SinkRecord record;
+        try {
+            record = write.write(element.getValue());
+        } catch (Exception e) {
+            throw new IOException(e);
+        }
+        if (record == null) {
+            return; // dropped by Paimon's writer ('ignore-delete' and the like)
+        }
+        PartitionBucket pb = tracker.recordWritten(record.partition(), record.bucket());
+        writer.write(pb, record.row());
+        numRecordsSend.inc();
+    }
+
+    @Override
+    protected List<Committable> prepareCommit(boolean waitCompaction, long checkpointId)
+            throws IOException {
+        List<Committable> committables =
+                new ArrayList<>(super.prepareCommit(waitCompaction, checkpointId));
+        Map<PartitionBucket, Long> sealed = writer.flush();
+        tracker.checkSealed(sealed);
+        if (!sealed.isEmpty()) {
+            committables.add(
+                    new Committable(
+                            checkpointId,
+                            Committable.Kind.LOG_OFFSET,
+                            new SealedSegment(
+                                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                                    StreamOffsets.of(sealed))));
+        }
+        return committables;
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        endOffsetsState.update(
+                Collections.singletonList(
+                        StreamOffsetsSerializer.serialize(StreamOffsets.of(tracker.endOffsets()))));
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            if (writer != null) {
+                writer.close();
+            }
+            if (store != null) {
+                store.close();
+            }
+        }
+    }
+
+    /** Creates {@link LakeStreamWriteOperator}s. */
+    public static class Factory extends RowDataStoreWriteOperator.Factory {
+
+        private static final long serialVersionUID = 1L;
+
+        private final StreamTable streamTable;
+        private final Map<String, String> storeOptions;
+
+        public Factory(
+                FileStoreTable table,
+                StoreSinkWrite.Provider storeSinkWriteProvider,
+                String initialCommitUser,
+                StreamTable streamTable,
+                Map<String, String> storeOptions) {
+            super(table, null, storeSinkWriteProvider, initialCommitUser);
+            this.streamTable = streamTable;
+            this.storeOptions = storeOptions;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T extends StreamOperator<Committable>> T createStreamOperator(
+                StreamOperatorParameters<Committable> parameters) {
+            return (T)
+                    new LakeStreamWriteOperator(
+                            parameters,
+                            table,
+                            storeSinkWriteProvider,
+                            initialCommitUser,
+                            streamTable,
+                            storeOptions);
+        }
+
+        @Override
+        @SuppressWarnings("rawtypes")
+        public Class<? extends StreamOperator> getStreamOperatorClass(ClassLoader classLoader) {
+            return LakeStreamWriteOperator.class;
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.sink;
+
+import io.lakestream.flink.offsets.StreamOffsets;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.Objects;
+
+/**
+ * What one write subtask sealed at one checkpoint barrier: the end offset of every partition-bucket
+ * it wrote to the stream store since the previous barrier. It travels to the committer next to
+ * Paimon's commit messages of the same checkpoint, wrapped in a Paimon {@code Committable}.
+ */
+@Internal
+public final class SealedSegment {
+
+    private final int subtask;
+    private final StreamOffsets endOffsets;
+
+    public SealedSegment(int subtask, StreamOffsets endOffsets) {
+        this.subtask = subtask;
+        this.endOffsets = Objects.requireNonNull(endOffsets);
+    }
+
+    public int subtask() {
+        return subtask;
+    }
+
+    public StreamOffsets endOffsets() {
+        return endOffsets;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SealedSegment
+                && ((SealedSegment) o).subtask == subtask
+                && ((SealedSegment) o).endOffsets.equals(endOffsets);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(subtask, endOffsets);
+    }
+
+    @Override
+    public String toString() {
+        return "sealed segment of subtask " + subtask + ": " + endOffsets;
+    }
+}

@@ -1,0 +1,93 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.sink;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.store.StreamTable;
+
+import org.apache.paimon.data.BinaryRow;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Keeps, per partition-bucket a write subtask owns, the store end offset it expects: the end it
+ * found on start plus the records it wrote since. Because each partition-bucket has one writer, the
+ * end offsets the store reports at a flush must equal these; a larger one means that another job
+ * writes the same table, which would break the offsets of every snapshot, so it fails the job.
+ */
+@Internal
+final class SealedSegmentTracker {
+
+    private final StreamTable table;
+    private final Map<PartitionBucket, Long> endOffsets;
+    private final Map<PartitionBucket, Long> writtenSinceSeal = new HashMap<>();
+
+    SealedSegmentTracker(StreamTable table, Map<PartitionBucket, Long> startOffsets) {
+        this.table = table;
+        this.endOffsets = new HashMap<>(startOffsets);
+    }
+
+    /**
+     * Counts one record written to a partition-bucket and returns the partition-bucket, as a key
+     * that stays valid after Paimon reuses {@code partition}.
+     */
+    PartitionBucket recordWritten(BinaryRow partition, int bucket) {
+        // the lookup key shares Paimon's reused partition row; the stored key owns a copy
+        PartitionBucket key = new PartitionBucket(partition, bucket);
+        Long count = writtenSinceSeal.get(key);
+        if (count == null) {
+            key = new PartitionBucket(partition.copy(), bucket);
+            writtenSinceSeal.put(key, 1L);
+        } else {
+            writtenSinceSeal.put(key, count + 1);
+        }
+        return key;
+    }
+
+    /** Checks the end offsets a flush reported against the expected ones, and adopts them. */
+    void checkSealed(Map<PartitionBucket, Long> sealed) {
+        writtenSinceSeal.forEach(
+                (pb, written) -> {
+                    long expected = endOffsets.getOrDefault(pb, 0L) + written;
+                    Long actual = sealed.get(pb);
+                    if (actual == null || actual != expected) {
+                        throw new IllegalStateException(
+                                String.format(
+                                        "The stream store reports end offset %s for %s of table "
+                                                + "%s, but this writer expected %d. Another job "
+                                                + "(or another sink) writes the same lake-stream "
+                                                + "table; only one may.",
+                                        actual, pb, table.spec(), expected));
+                    }
+                    endOffsets.put(pb, expected);
+                });
+        writtenSinceSeal.clear();
+    }
+
+    Map<PartitionBucket, Long> endOffsets() {
+        return endOffsets;
+    }
+
+    int size() {
+        return endOffsets.size();
+    }
+}
