@@ -32,12 +32,14 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.AfterAll;
@@ -356,7 +358,17 @@ class LakeStreamSinkITCase {
         env.execute("failover");
         assertThat(FailOnce.failed).as("the failure was injected").isTrue();
 
-        table = (FileStoreTable) catalog.getTable(Identifier.create("sink_it", "failover"));
+        long fenced = assertExactlyOnce(Identifier.create("sink_it", "failover"), rows);
+        assertThat(fenced).as("records of the failed attempt").isPositive();
+    }
+
+    /**
+     * Asserts that the table's latest snapshot holds every one of {@code rows} input rows exactly
+     * once, that the store's unfenced records below its offsets are exactly those rows, and that
+     * every other record the store holds is fenced; returns the number of fenced records.
+     */
+    private static long assertExactlyOnce(Identifier identifier, int rows) throws Exception {
+        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
         long latest = table.snapshotManager().latestSnapshotId();
         List<String> lake = readPaimon(table, latest);
         Map<String, Integer> counts = new HashMap<>();
@@ -364,15 +376,14 @@ class LakeStreamSinkITCase {
         assertThat(counts).hasSize(rows);
         assertThat(counts.values()).containsOnly(1);
 
-        StreamTable streamTable =
-                store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+        StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
         StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, latest).orElseThrow();
         assertThat(readStore(streamTable, offsets)).containsExactlyInAnyOrderElementsOf(lake);
         // the job ended with a final commit: the snapshot covers everything the store holds
         Map<PartitionBucket, Long> ends =
                 store.listOffsets(streamTable, offsets.asMap().keySet(), OffsetPosition.LATEST);
         assertThat(ends).isEqualTo(offsets.asMap());
-        // the failed attempt left records in the store; exactly those are fenced
+        // what failed attempts left in the store is exactly what is fenced
         AbortedRanges fences = new AbortedRanges();
         try (io.lakestream.flink.store.FenceLog log = store.openFenceLog(streamTable)) {
             fences.addAll(log.readNew());
@@ -382,8 +393,50 @@ class LakeStreamSinkITCase {
         for (Map.Entry<PartitionBucket, Long> e : ends.entrySet()) {
             fenced += fences.countAborted(e.getKey(), 0, e.getValue());
         }
-        assertThat(fenced).as("records of the failed attempt").isPositive();
         assertThat(stored).isEqualTo(rows + fenced);
+        return fenced;
+    }
+
+    /**
+     * The only TaskManager is terminated while the job runs and a new one started: the job recovers
+     * from its last checkpoint and ends with every row exactly once.
+     */
+    @Test
+    void aTaskManagerRestartEndsWithEveryRowExactlyOnce(@InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
+        Identifier identifier = Identifier.create("sink_it", "tm_restart");
+        FileStoreTable table = createTable("tm_restart", true);
+        int rows = 6_000;
+        StreamExecutionEnvironment env = env(200);
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(10, 200));
+        DataStream<RowData> input =
+                env.fromSource(
+                        new DataGeneratorSource<>(
+                                LakeStreamSinkITCase::row,
+                                rows,
+                                RateLimiterStrategy.perSecond(2_000),
+                                TypeInformation.of(RowData.class)),
+                        WatermarkStrategy.noWatermarks(),
+                        "rows");
+        sink(table).sinkFrom(input);
+        JobClient job = env.executeAsync("tm restart");
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (snapshotCount(identifier) < 2 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(snapshotCount(identifier)).as("snapshots before the restart").isGreaterThan(1);
+        miniCluster.terminateTaskManager(0).get();
+        miniCluster.startTaskManager();
+        job.getJobExecutionResult().get();
+        assertExactlyOnce(identifier, rows);
+    }
+
+    private static long snapshotCount(Identifier identifier) throws Exception {
+        Long latest =
+                ((FileStoreTable) catalog.getTable(identifier))
+                        .snapshotManager()
+                        .latestSnapshotId();
+        return latest == null ? 0 : latest;
     }
 
     @Test

@@ -88,10 +88,11 @@ class StreamStoreLoaderTest {
     }
 
     @Test
-    void createPassesOnlyTheStoresOwnOptionsWithoutPrefixAndTheRequestTimeout() {
+    void createPassesOnlyTheStoresOwnOptionsWithoutPrefixAndTheTimeouts() {
         Map<String, String> options = new HashMap<>();
         options.put("lake-stream.store", "recording");
         options.put("lake-stream.store.request-timeout", "5 s");
+        options.put("lake-stream.store.write-timeout", "90 s");
         options.put("lake-stream.enabled", "true");
         options.put("lake-stream.recording.bootstrap.servers", "store-host:9123");
         options.put("lake-stream.recording.client.security.sasl.password", "secret");
@@ -112,14 +113,29 @@ class StreamStoreLoaderTest {
                                 "bootstrap.servers", "store-host:9123",
                                 "client.security.sasl.password", "secret"));
         assertThat(context.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(context.writeTimeout()).isEqualTo(Duration.ofSeconds(90));
     }
 
     @Test
-    void requestTimeoutDefaultsToThirtySeconds() {
+    void requestTimeoutDefaultsToThirtySecondsAndWriteTimeoutToOneMinute() {
         StreamStoreLoader.create(Map.of("lake-stream.store", "recording"), classLoader).close();
 
         StreamStoreFactory.Context context = RecordingStreamStoreFactory.lastContext();
         assertThat(context.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(context.writeTimeout()).isEqualTo(Duration.ofMinutes(1));
         assertThat(context.storeOptions()).isEmpty();
+    }
+
+    @Test
+    void writeTimeoutIsTheGivenOptionValue() {
+        Map<String, String> options = new HashMap<>();
+        options.put("lake-stream.store", "recording");
+        options.put("lake-stream.store.write-timeout", "3 min");
+
+        StreamStoreLoader.create(options, classLoader).close();
+
+        StreamStoreFactory.Context context = RecordingStreamStoreFactory.lastContext();
+        assertThat(context.writeTimeout()).isEqualTo(Duration.ofMinutes(3));
+        assertThat(context.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
     }
 }
