@@ -357,9 +357,22 @@ public final class FlussStreamStore implements StreamStore {
         return calls;
     }
 
+    /**
+     * Closes the connection, waiting at most the write timeout. Fluss's connection waits for every
+     * pending write without a time limit when it closes, which would keep a failed Flink task from
+     * being cancelled (and its job from restarting) for as long as the cluster is unreachable; past
+     * the timeout the close goes on in a background thread.
+     */
     @Override
     public void close() {
-        closeQuietly(connection);
+        Thread closer = new Thread(() -> closeQuietly(connection), "lake-stream-fluss-close");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(writeTimeout.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

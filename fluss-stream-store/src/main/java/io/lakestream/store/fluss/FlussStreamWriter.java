@@ -179,9 +179,11 @@ final class FlussStreamWriter implements StreamWriter {
         if (failure != null) {
             throw new StreamStoreException(
                     String.format(
-                            "Writing to stream table %s of Paimon table %s failed: %s",
+                            "Writing to stream table %s of Paimon table %s on the Fluss cluster "
+                                    + "at %s failed: %s",
                             table.storeTableName(),
                             table.spec().identifier().getFullName(),
+                            store.calls().bootstrapServers(),
                             failure.getMessage()),
                     failure);
         }

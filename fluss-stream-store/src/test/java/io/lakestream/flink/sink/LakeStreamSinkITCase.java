@@ -29,6 +29,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
@@ -41,6 +42,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -437,6 +440,50 @@ class LakeStreamSinkITCase {
                         .snapshotManager()
                         .latestSnapshotId();
         return latest == null ? 0 : latest;
+    }
+
+    /**
+     * Rows with row kinds, given as external {@link Row}s: Paimon merges them by key and the store
+     * keeps every change with its row kind.
+     */
+    @Test
+    void externalRowsKeepTheirRowKinds() throws Exception {
+        Identifier identifier = Identifier.create("sink_it", "row_kinds");
+        FileStoreTable table = createTable("row_kinds", true);
+        StreamExecutionEnvironment env = env(200);
+        env.setParallelism(1);
+        DataStream<Row> changes =
+                env.fromData(
+                                Row.ofKind(RowKind.INSERT, 1, "a", "d0"),
+                                Row.ofKind(RowKind.INSERT, 2, "b", "d1"),
+                                Row.ofKind(RowKind.UPDATE_BEFORE, 1, "a", "d0"),
+                                Row.ofKind(RowKind.UPDATE_AFTER, 1, "a2", "d0"),
+                                Row.ofKind(RowKind.DELETE, 2, "b", "d1"))
+                        .returns(
+                                Types.ROW_NAMED(
+                                        new String[] {"id", "payload", "dt"},
+                                        Types.INT,
+                                        Types.STRING,
+                                        Types.STRING));
+        sink(table).sinkFromRows(changes);
+        env.execute("row kinds");
+
+        table = (FileStoreTable) catalog.getTable(identifier);
+        long latest = table.snapshotManager().latestSnapshotId();
+        assertThat(readPaimon(table, latest)).containsExactly("1|a2|d0");
+        StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
+        List<String> changelog = new ArrayList<>();
+        List<StreamRecord> records =
+                readStoreRecords(
+                        streamTable, SnapshotOffsets.ofSnapshot(table, latest).orElseThrow());
+        records.sort(
+                java.util.Comparator.comparing((StreamRecord r) -> r.row().getString(2).toString())
+                        .thenComparingLong(StreamRecord::offset));
+        for (StreamRecord record : records) {
+            changelog.add(record.rowKind().shortString() + render(record.row()));
+        }
+        assertThat(changelog)
+                .containsExactly("+I1|a|d0", "-U1|a|d0", "+U1|a2|d0", "+I2|b|d1", "-D2|b|d1");
     }
 
     @Test

@@ -29,6 +29,7 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.flink.FlinkConnectorOptions;
 import org.apache.paimon.flink.FlinkRowWrapper;
+import org.apache.paimon.flink.LogicalTypeConversion;
 import org.apache.paimon.flink.sink.FlinkStreamPartitioner;
 import org.apache.paimon.flink.sink.RowDataChannelComputer;
 import org.apache.paimon.flink.utils.InternalTypeInfo;
@@ -39,6 +40,8 @@ import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.types.Row;
 
 import javax.annotation.Nullable;
 
@@ -95,6 +98,23 @@ public final class LakeStreamSink implements Serializable {
                         .setParallelism(input.getParallelism())
                         .name("Lake-stream rows : " + table.name());
         return sinkFromInternalRows(rows);
+    }
+
+    /**
+     * Adds the sink to a stream of external {@link Row}s with the table's columns in its order;
+     * each row's {@link org.apache.flink.types.RowKind} is kept.
+     */
+    public DataStreamSink<?> sinkFromRows(DataStream<Row> input) {
+        org.apache.flink.table.types.logical.RowType logicalType =
+                LogicalTypeConversion.toLogicalType(table.rowType());
+        DataStream<RowData> rows =
+                input.map(new RowToRowData(TypeConversions.fromLogicalToDataType(logicalType)))
+                        .returns(
+                                org.apache.flink.table.runtime.typeutils.InternalTypeInfo.of(
+                                        logicalType))
+                        .setParallelism(input.getParallelism())
+                        .name("Lake-stream row conversion : " + table.name());
+        return sinkFrom(rows);
     }
 
     /** Adds the sink to a stream of Paimon rows. */

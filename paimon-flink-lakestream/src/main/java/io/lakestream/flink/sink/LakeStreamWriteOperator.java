@@ -94,6 +94,8 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
     private transient StreamWriter writer;
     private transient SealedSegmentTracker tracker;
     private transient Counter numRecordsSend;
+    private transient CommitLagTracker commitLag;
+    private transient java.util.Set<PartitionBucket> endOffsetGauges;
 
     protected LakeStreamWriteOperator(
             StreamOperatorParameters<Committable> parameters,
@@ -132,6 +134,10 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         numRecordsSend = getMetricGroup().counter("numRecordsSend");
         tracker = new SealedSegmentTracker(streamTable, fenceOwnedPartitionBuckets());
         getMetricGroup().gauge("lakeStreamOwnedPartitionBuckets", () -> tracker.size());
+        commitLag = new CommitLagTracker();
+        endOffsetGauges = new java.util.HashSet<>();
+        getMetricGroup().gauge("lakeStreamUncommittedRecords", commitLag::uncommittedRecords);
+        getMetricGroup().gauge("lakeStreamSealedToCommittedMillis", commitLag::lastLagMillis);
     }
 
     /**
@@ -200,7 +206,11 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         List<Committable> committables =
                 new ArrayList<>(super.prepareCommit(waitCompaction, checkpointId));
         Map<PartitionBucket, Long> sealed = writer.flush();
-        tracker.checkSealed(sealed);
+        long sealedRecords = tracker.checkSealed(sealed);
+        for (PartitionBucket pb : sealed.keySet()) {
+            registerEndOffsetGauge(pb);
+        }
+        commitLag.sealed(checkpointId, sealedRecords);
         if (!sealed.isEmpty()) {
             committables.add(
                     new Committable(
@@ -211,6 +221,24 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                                     StreamOffsets.of(sealed))));
         }
         return committables;
+    }
+
+    /**
+     * One gauge per partition-bucket this subtask wrote, in a group named after it, as Kafka's
+     * reader does per partition: the store end offset sealed at the last barrier.
+     */
+    private void registerEndOffsetGauge(PartitionBucket pb) {
+        if (endOffsetGauges.add(pb)) {
+            getMetricGroup()
+                    .addGroup("partitionBucket", pb.toString())
+                    .gauge("lakeStreamEndOffset", () -> tracker.endOffsets().get(pb));
+        }
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        commitLag.committed(checkpointId);
     }
 
     @Override

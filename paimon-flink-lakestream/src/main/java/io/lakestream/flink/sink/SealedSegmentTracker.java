@@ -27,6 +27,7 @@ import org.apache.flink.annotation.Internal;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Keeps, per partition-bucket a write subtask owns, the store end offset it expects: the end it
@@ -43,7 +44,8 @@ final class SealedSegmentTracker {
 
     SealedSegmentTracker(StreamTable table, Map<PartitionBucket, Long> startOffsets) {
         this.table = table;
-        this.endOffsets = new HashMap<>(startOffsets);
+        // read by metric gauges from the reporter thread
+        this.endOffsets = new ConcurrentHashMap<>(startOffsets);
     }
 
     /**
@@ -63,8 +65,15 @@ final class SealedSegmentTracker {
         return key;
     }
 
-    /** Checks the end offsets a flush reported against the expected ones, and adopts them. */
-    void checkSealed(Map<PartitionBucket, Long> sealed) {
+    /**
+     * Checks the end offsets a flush reported against the expected ones, adopts them, and returns
+     * the number of records sealed.
+     */
+    long checkSealed(Map<PartitionBucket, Long> sealed) {
+        long records = 0;
+        for (long written : writtenSinceSeal.values()) {
+            records += written;
+        }
         writtenSinceSeal.forEach(
                 (pb, written) -> {
                     long expected = endOffsets.getOrDefault(pb, 0L) + written;
@@ -81,6 +90,7 @@ final class SealedSegmentTracker {
                     endOffsets.put(pb, expected);
                 });
         writtenSinceSeal.clear();
+        return records;
     }
 
     Map<PartitionBucket, Long> endOffsets() {
