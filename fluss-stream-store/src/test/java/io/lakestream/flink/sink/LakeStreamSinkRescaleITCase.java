@@ -120,7 +120,7 @@ class LakeStreamSinkRescaleITCase {
     private static final int FIRST_JOB_ROWS_PER_SECOND = 500;
 
     /** The rate of the restored jobs. */
-    private static final int ROWS_PER_SECOND = 2_000;
+    private static final int ROWS_PER_SECOND = 3_000;
 
     private static final int BUCKETS = 4;
     private static final String[] PARTITIONS = {"d0", "d1", "d2"};
