@@ -19,12 +19,10 @@
 package io.lakestream.flink.sink;
 
 import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.AbortedRanges;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
@@ -37,10 +35,8 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
-import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -101,6 +97,7 @@ class LakeStreamSinkITCase {
 
     private static Catalog catalog;
     private static StreamStore store;
+    private static SinkVerification verify;
 
     @BeforeAll
     static void open() throws Exception {
@@ -109,6 +106,7 @@ class LakeStreamSinkITCase {
                         CatalogContext.create(new Path(warehouse.toUri().toString())));
         catalog.createDatabase("sink_it", true);
         store = SharedFlussCluster.newStore();
+        verify = new SinkVerification(catalog, store);
     }
 
     @AfterAll
@@ -185,11 +183,11 @@ class LakeStreamSinkITCase {
                 store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
         for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
             StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
-            List<String> lake = readPaimon(table, id);
-            List<String> stream = readStore(streamTable, offsets);
+            List<String> lake = SinkVerification.readPaimon(table, id);
+            List<String> stream = verify.readStore(streamTable, offsets);
             assertThat(stream).as("snapshot %s", id).containsExactlyInAnyOrderElementsOf(lake);
         }
-        assertThat(readPaimon(table, latest)).hasSize(rows);
+        assertThat(SinkVerification.readPaimon(table, latest)).hasSize(rows);
     }
 
     @Test
@@ -225,73 +223,17 @@ class LakeStreamSinkITCase {
             // the store's changes below the offsets, latest per key: a key's changes are all in
             // one partition-bucket, in offset order
             Map<String, String> merged = new HashMap<>();
-            List<StreamRecord> records = readStoreRecords(streamTable, offsets);
+            List<StreamRecord> records = verify.readStoreRecords(streamTable, offsets);
             records.sort(java.util.Comparator.comparingLong(StreamRecord::offset));
             for (StreamRecord record : records) {
                 InternalRow row = record.row();
-                merged.put(row.getInt(0) + "|" + row.getString(2), render(row));
+                merged.put(row.getInt(0) + "|" + row.getString(2), SinkVerification.render(row));
             }
             assertThat(merged.values())
                     .as("snapshot %s", id)
-                    .containsExactlyInAnyOrderElementsOf(readPaimon(table, id));
+                    .containsExactlyInAnyOrderElementsOf(SinkVerification.readPaimon(table, id));
         }
-        assertThat(readPaimon(table, latest)).hasSize(500);
-    }
-
-    /** Paimon's rows of one snapshot, rendered. */
-    private static List<String> readPaimon(FileStoreTable table, long snapshotId) throws Exception {
-        FileStoreTable at =
-                table.copy(java.util.Collections.singletonMap("scan.snapshot-id", "" + snapshotId));
-        ReadBuilder read = at.newReadBuilder();
-        List<String> rows = new ArrayList<>();
-        try (RecordReader<InternalRow> reader =
-                read.newRead().createReader(read.newScan().plan())) {
-            reader.forEachRemaining(r -> rows.add(render(r)));
-        }
-        return rows;
-    }
-
-    private static String render(InternalRow row) {
-        return row.getInt(0) + "|" + row.getString(1) + "|" + row.getString(2);
-    }
-
-    /** The store's records below {@code offsets}, without fenced ones, rendered. */
-    private static List<String> readStore(StreamTable table, StreamOffsets offsets) {
-        List<String> rows = new ArrayList<>();
-        for (StreamRecord record : readStoreRecords(table, offsets)) {
-            rows.add(render(record.row()));
-        }
-        return rows;
-    }
-
-    /** The store's records below {@code offsets}, without fenced ones. */
-    private static List<StreamRecord> readStoreRecords(StreamTable table, StreamOffsets offsets) {
-        AbortedRanges fences = new AbortedRanges();
-        try (io.lakestream.flink.store.FenceLog log = store.openFenceLog(table)) {
-            fences.addAll(log.readNew());
-        }
-        List<StreamRecord> rows = new ArrayList<>();
-        try (StreamReader reader = store.createReader(table)) {
-            int expected = 0;
-            for (Map.Entry<PartitionBucket, Long> e : offsets.asMap().entrySet()) {
-                if (e.getValue() > 0) {
-                    reader.subscribe(e.getKey(), 0, e.getValue());
-                    expected++;
-                }
-            }
-            int finished = 0;
-            long deadline = System.currentTimeMillis() + 60_000;
-            while (finished < expected && System.currentTimeMillis() < deadline) {
-                for (StreamRecord record : reader.poll(Duration.ofMillis(200))) {
-                    if (!fences.isAborted(record.partitionBucket(), record.offset())) {
-                        rows.add(record);
-                    }
-                }
-                finished += reader.finished().size();
-            }
-            assertThat(finished).isEqualTo(expected);
-        }
-        return rows;
+        assertThat(SinkVerification.readPaimon(table, latest)).hasSize(500);
     }
 
     @Test
@@ -379,43 +321,8 @@ class LakeStreamSinkITCase {
         env.execute("failover");
         assertThat(FailOnce.failed).as("the failure was injected").isTrue();
 
-        long fenced = assertExactlyOnce(Identifier.create("sink_it", "failover"), rows);
+        long fenced = verify.assertExactlyOnce(Identifier.create("sink_it", "failover"), rows);
         assertThat(fenced).as("records of the failed attempt").isPositive();
-    }
-
-    /**
-     * Asserts that the table's latest snapshot holds every one of {@code rows} input rows exactly
-     * once, that the store's unfenced records below its offsets are exactly those rows, and that
-     * every other record the store holds is fenced; returns the number of fenced records.
-     */
-    private static long assertExactlyOnce(Identifier identifier, int rows) throws Exception {
-        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
-        long latest = table.snapshotManager().latestSnapshotId();
-        List<String> lake = readPaimon(table, latest);
-        Map<String, Integer> counts = new HashMap<>();
-        lake.forEach(r -> counts.merge(r, 1, Integer::sum));
-        assertThat(counts).hasSize(rows);
-        assertThat(counts.values()).containsOnly(1);
-
-        StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
-        StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, latest).orElseThrow();
-        assertThat(readStore(streamTable, offsets)).containsExactlyInAnyOrderElementsOf(lake);
-        // the job ended with a final commit: the snapshot covers everything the store holds
-        Map<PartitionBucket, Long> ends =
-                store.listOffsets(streamTable, offsets.asMap().keySet(), OffsetPosition.LATEST);
-        assertThat(ends).isEqualTo(offsets.asMap());
-        // what failed attempts left in the store is exactly what is fenced
-        AbortedRanges fences = new AbortedRanges();
-        try (io.lakestream.flink.store.FenceLog log = store.openFenceLog(streamTable)) {
-            fences.addAll(log.readNew());
-        }
-        long stored = ends.values().stream().mapToLong(Long::longValue).sum();
-        long fenced = 0;
-        for (Map.Entry<PartitionBucket, Long> e : ends.entrySet()) {
-            fenced += fences.countAborted(e.getKey(), 0, e.getValue());
-        }
-        assertThat(stored).isEqualTo(rows + fenced);
-        return fenced;
     }
 
     /**
@@ -449,7 +356,7 @@ class LakeStreamSinkITCase {
         miniCluster.terminateTaskManager(0).get();
         miniCluster.startTaskManager();
         job.getJobExecutionResult().get();
-        assertExactlyOnce(identifier, rows);
+        verify.assertExactlyOnce(identifier, rows);
     }
 
     private static long snapshotCount(Identifier identifier) throws Exception {
@@ -488,17 +395,17 @@ class LakeStreamSinkITCase {
 
         table = (FileStoreTable) catalog.getTable(identifier);
         long latest = table.snapshotManager().latestSnapshotId();
-        assertThat(readPaimon(table, latest)).containsExactly("1|a2|d0");
+        assertThat(SinkVerification.readPaimon(table, latest)).containsExactly("1|a2|d0");
         StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
         List<String> changelog = new ArrayList<>();
         List<StreamRecord> records =
-                readStoreRecords(
+                verify.readStoreRecords(
                         streamTable, SnapshotOffsets.ofSnapshot(table, latest).orElseThrow());
         records.sort(
                 java.util.Comparator.comparing((StreamRecord r) -> r.row().getString(2).toString())
                         .thenComparingLong(StreamRecord::offset));
         for (StreamRecord record : records) {
-            changelog.add(record.rowKind().shortString() + render(record.row()));
+            changelog.add(record.rowKind().shortString() + SinkVerification.render(record.row()));
         }
         assertThat(changelog)
                 .containsExactly("+I1|a|d0", "-U1|a|d0", "+U1|a2|d0", "+I2|b|d1", "-D2|b|d1");

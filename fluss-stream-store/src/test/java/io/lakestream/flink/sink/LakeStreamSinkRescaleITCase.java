@@ -23,10 +23,7 @@ import io.lakestream.flink.offsets.AbortedRanges;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
@@ -38,13 +35,10 @@ import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
-import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.flink.FlinkConnectorOptions;
 import org.apache.paimon.fs.Path;
-import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
 
 import org.apache.flink.api.common.JobStatus;
@@ -77,7 +71,6 @@ import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -132,6 +125,7 @@ class LakeStreamSinkRescaleITCase {
 
     private static Catalog catalog;
     private static StreamStore store;
+    private static SinkVerification verify;
 
     @BeforeAll
     static void open() throws Exception {
@@ -140,6 +134,7 @@ class LakeStreamSinkRescaleITCase {
                         CatalogContext.create(new Path(warehouse.toUri().toString())));
         catalog.createDatabase(DATABASE, true);
         store = SharedFlussCluster.newStore();
+        verify = new SinkVerification(catalog, store);
     }
 
     @AfterAll
@@ -180,7 +175,7 @@ class LakeStreamSinkRescaleITCase {
         assertCarriedOn(savepointOffsets, offsetsOf(identifier, lastOfFirstJob + 1));
         assertOffsetsNeverGoBack(identifier);
         assertStoreBelowOffsetsEqualsPaimon(identifier, lastOfFirstJob + 1);
-        long fenced = assertExactlyOnce(identifier, ROWS);
+        long fenced = verify.assertExactlyOnce(identifier, ROWS);
         assertThat(fenced).as("records fenced after a clean stop").isZero();
     }
 
@@ -231,10 +226,10 @@ class LakeStreamSinkRescaleITCase {
         assertCarriedOn(savepointOffsets, offsetsOf(identifier, lastOfFirstJob + 1));
         assertOffsetsNeverGoBack(identifier);
         assertStoreBelowOffsetsEqualsPaimon(identifier, lastOfFirstJob + 1);
-        long fenced = assertExactlyOnce(identifier, ROWS);
+        long fenced = verify.assertExactlyOnce(identifier, ROWS);
         assertThat(fenced).as("exactly what the abandoned attempt left").isEqualTo(leftOver);
         // the fences start at the savepoint's offsets and end where the abandoned attempt stopped
-        AbortedRanges fences = fences(streamTable);
+        AbortedRanges fences = verify.fences(streamTable);
         for (PartitionBucket pb : allPartitionBuckets()) {
             long from = savepointOffsets.offsetOr(pb, 0L);
             assertThat(fences.countAborted(pb, from, left.get(pb)))
@@ -458,92 +453,9 @@ class LakeStreamSinkRescaleITCase {
             throws Exception {
         FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
         StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
-        assertThat(readStore(streamTable, offsetsOf(identifier, snapshotId)))
+        assertThat(verify.readStore(streamTable, offsetsOf(identifier, snapshotId)))
                 .as("snapshot %s", snapshotId)
-                .containsExactlyInAnyOrderElementsOf(readPaimon(table, snapshotId));
-    }
-
-    /**
-     * Asserts that the table's latest snapshot holds every one of {@code rows} input rows exactly
-     * once, that the store's unfenced records below its offsets are exactly those rows, and that
-     * every other record the store holds is fenced; returns the number of fenced records.
-     */
-    private static long assertExactlyOnce(Identifier identifier, int rows) throws Exception {
-        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
-        long latest = table.snapshotManager().latestSnapshotId();
-        List<String> lake = readPaimon(table, latest);
-        Map<String, Integer> counts = new HashMap<>();
-        lake.forEach(r -> counts.merge(r, 1, Integer::sum));
-        assertThat(counts).hasSize(rows);
-        assertThat(counts.values()).containsOnly(1);
-
-        StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
-        StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, latest).orElseThrow();
-        assertThat(readStore(streamTable, offsets)).containsExactlyInAnyOrderElementsOf(lake);
-        // the job ended with a final commit: the snapshot covers everything the store holds
-        Map<PartitionBucket, Long> ends =
-                store.listOffsets(streamTable, offsets.asMap().keySet(), OffsetPosition.LATEST);
-        assertThat(ends).isEqualTo(offsets.asMap());
-        // what abandoned attempts left in the store is exactly what is fenced
-        AbortedRanges fences = fences(streamTable);
-        long stored = ends.values().stream().mapToLong(Long::longValue).sum();
-        long fenced = 0;
-        for (Map.Entry<PartitionBucket, Long> e : ends.entrySet()) {
-            fenced += fences.countAborted(e.getKey(), 0, e.getValue());
-        }
-        assertThat(stored).isEqualTo(rows + fenced);
-        return fenced;
-    }
-
-    private static AbortedRanges fences(StreamTable streamTable) {
-        AbortedRanges fences = new AbortedRanges();
-        try (FenceLog log = store.openFenceLog(streamTable)) {
-            fences.addAll(log.readNew());
-        }
-        return fences;
-    }
-
-    /** Paimon's rows of one snapshot, rendered. */
-    private static List<String> readPaimon(FileStoreTable table, long snapshotId) throws Exception {
-        FileStoreTable at =
-                table.copy(Collections.singletonMap("scan.snapshot-id", "" + snapshotId));
-        ReadBuilder read = at.newReadBuilder();
-        List<String> rows = new ArrayList<>();
-        try (RecordReader<InternalRow> reader =
-                read.newRead().createReader(read.newScan().plan())) {
-            reader.forEachRemaining(r -> rows.add(render(r)));
-        }
-        return rows;
-    }
-
-    private static String render(InternalRow row) {
-        return row.getInt(0) + "|" + row.getString(1) + "|" + row.getString(2);
-    }
-
-    /** The store's records below {@code offsets}, without fenced ones, rendered. */
-    private static List<String> readStore(StreamTable table, StreamOffsets offsets) {
-        AbortedRanges fences = fences(table);
-        List<String> rows = new ArrayList<>();
-        try (StreamReader reader = store.createReader(table)) {
-            int expected = 0;
-            for (Map.Entry<PartitionBucket, Long> e : offsets.asMap().entrySet()) {
-                if (e.getValue() > 0) {
-                    reader.subscribe(e.getKey(), 0, e.getValue());
-                    expected++;
-                }
-            }
-            int finished = 0;
-            long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-            while (finished < expected && System.currentTimeMillis() < deadline) {
-                for (StreamRecord record : reader.poll(Duration.ofMillis(200))) {
-                    if (!fences.isAborted(record.partitionBucket(), record.offset())) {
-                        rows.add(render(record.row()));
-                    }
-                }
-                finished += reader.finished().size();
-            }
-            assertThat(finished).isEqualTo(expected);
-        }
-        return rows;
+                .containsExactlyInAnyOrderElementsOf(
+                        SinkVerification.readPaimon(table, snapshotId));
     }
 }
