@@ -74,6 +74,18 @@ public final class LakeStreamOptions {
                                     + "from its last checkpoint, instead of waiting without end "
                                     + "for a store that cannot be reached.");
 
+    public static final ConfigOption<Duration> SINK_WRITER_LEASE_TIMEOUT =
+            ConfigOptions.key("lake-stream.sink.writer-lease-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .withDescription(
+                            "How long a sink job's claim on a table lasts without renewal. A "
+                                    + "running sink renews it every third of this time; a second "
+                                    + "job that starts writing the same table while the claim "
+                                    + "lasts is refused. A job started after the previous one "
+                                    + "stopped waits at most this long for the old claim to "
+                                    + "expire.");
+
     private LakeStreamOptions() {}
 
     /** The prefix of the client options of {@code store}: {@code lake-stream.<store>.}. */

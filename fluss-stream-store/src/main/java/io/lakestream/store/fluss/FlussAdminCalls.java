@@ -21,6 +21,7 @@ package io.lakestream.store.fluss;
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.StreamStoreException;
 
+import org.apache.fluss.exception.RetriableException;
 import org.apache.fluss.utils.ExceptionUtils;
 
 import java.time.Duration;
@@ -28,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Waits for Fluss client futures within the store's request timeout, and turns their failures into
@@ -35,6 +37,8 @@ import java.util.concurrent.TimeoutException;
  * admin calls retry internally and can otherwise block for as long as the cluster is unreachable.
  */
 final class FlussAdminCalls {
+
+    private static final long RETRY_PAUSE_MILLIS = 100;
 
     private final String bootstrapServers;
     private final Duration timeout;
@@ -66,6 +70,32 @@ final class FlussAdminCalls {
                             "Failed to %s on the Fluss cluster at %s: %s",
                             what, bootstrapServers, cause.getMessage()),
                     cause);
+        }
+    }
+
+    /**
+     * Calls {@code call} and waits for it, calling it again on a retriable Fluss error (a
+     * disconnected server, stale metadata after a server restart) until the request timeout runs
+     * out. Only for calls that are safe to repeat.
+     */
+    <T> T awaitRetrying(Supplier<CompletableFuture<T>> call, String what) {
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        while (true) {
+            try {
+                return await(call.get(), what);
+            } catch (StreamStoreException e) {
+                if (!causedBy(e, RetriableException.class)
+                        || System.currentTimeMillis() + RETRY_PAUSE_MILLIS > deadline) {
+                    throw e;
+                }
+            }
+            try {
+                // the client refreshes its metadata on the failed request; give it a moment
+                Thread.sleep(RETRY_PAUSE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StreamStoreException("Interrupted while trying to " + what, e);
+            }
         }
     }
 

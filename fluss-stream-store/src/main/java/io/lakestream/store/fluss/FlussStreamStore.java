@@ -28,12 +28,14 @@ import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.flink.store.WriterLeaseLog;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;
+import org.apache.fluss.client.FlussConnection;
 import org.apache.fluss.client.admin.Admin;
 import org.apache.fluss.client.admin.ListOffsetsResult;
 import org.apache.fluss.client.admin.OffsetSpec;
@@ -47,6 +49,7 @@ import org.apache.fluss.metadata.TablePath;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -63,6 +66,8 @@ import java.util.concurrent.TimeoutException;
  * database's name, plus a one-bucket log table of its fences.
  */
 public final class FlussStreamStore implements StreamStore {
+
+    private static final long FORCED_WRITER_CLOSE_MILLIS = 100;
 
     private final Configuration clientConf;
     private final Duration writeTimeout;
@@ -129,8 +134,10 @@ public final class FlussStreamStore implements StreamStore {
         calls.await(
                 admin.createDatabase(path.getDatabaseName(), DatabaseDescriptor.EMPTY, true),
                 "create database " + path.getDatabaseName());
-        calls.await(admin.createTable(path, layout.descriptor(), true), "create table " + path);
+        calls.awaitRetrying(
+                () -> admin.createTable(path, layout.descriptor(), true), "create table " + path);
         FlussFenceLog.provision(admin, calls, FlussFenceLog.fenceTablePath(path));
+        FlussWriterLeaseLog.provision(admin, calls, FlussWriterLeaseLog.writerTablePath(path));
         return checked(layout, describe(path));
     }
 
@@ -138,7 +145,7 @@ public final class FlussStreamStore implements StreamStore {
     public StreamTable get(StreamTableSpec spec) {
         FlussStreamTableLayout layout = new FlussStreamTableLayout(spec);
         TablePath path = layout.tablePath();
-        if (!calls.await(admin.tableExists(path), "look up table " + path)) {
+        if (!calls.awaitRetrying(() -> admin.tableExists(path), "look up table " + path)) {
             throw new StreamStoreException(
                     String.format(
                             "The stream table %s of Paimon table %s does not exist in the Fluss "
@@ -165,10 +172,15 @@ public final class FlussStreamStore implements StreamStore {
     @Override
     public boolean drop(Identifier paimonTable) {
         TablePath path = TablePath.of(paimonTable.getDatabaseName(), paimonTable.getObjectName());
-        boolean existed = calls.await(admin.tableExists(path), "look up table " + path);
-        calls.await(admin.dropTable(path, true), "drop table " + path);
-        TablePath fences = FlussFenceLog.fenceTablePath(path);
-        calls.await(admin.dropTable(fences, true), "drop table " + fences);
+        boolean existed =
+                calls.awaitRetrying(() -> admin.tableExists(path), "look up table " + path);
+        calls.awaitRetrying(() -> admin.dropTable(path, true), "drop table " + path);
+        for (TablePath next :
+                Arrays.asList(
+                        FlussFenceLog.fenceTablePath(path),
+                        FlussWriterLeaseLog.writerTablePath(path))) {
+            calls.awaitRetrying(() -> admin.dropTable(next, true), "drop table " + next);
+        }
         return existed;
     }
 
@@ -186,11 +198,20 @@ public final class FlussStreamStore implements StreamStore {
     public FenceLog openFenceLog(StreamTable table) {
         FlussStreamTableLayout layout = layoutOf(table);
         return new FlussFenceLog(
-                connection,
-                admin,
-                calls,
-                FlussFenceLog.fenceTablePath(layout.tablePath()),
+                new FlussSingleBucketLog(
+                        connection, admin, calls, FlussFenceLog.fenceTablePath(layout.tablePath())),
                 new FlussPartitionNames(table.spec()));
+    }
+
+    @Override
+    public WriterLeaseLog openWriterLeaseLog(StreamTable table) {
+        FlussStreamTableLayout layout = layoutOf(table);
+        return new FlussWriterLeaseLog(
+                new FlussSingleBucketLog(
+                        connection,
+                        admin,
+                        calls,
+                        FlussWriterLeaseLog.writerTablePath(layout.tablePath())));
     }
 
     @Override
@@ -308,7 +329,8 @@ public final class FlussStreamStore implements StreamStore {
     }
 
     List<PartitionInfo> partitionInfos(TablePath path) {
-        return calls.await(admin.listPartitionInfos(path), "list partitions of table " + path);
+        return calls.awaitRetrying(
+                () -> admin.listPartitionInfos(path), "list partitions of table " + path);
     }
 
     /** Checks that the handle still names the current incarnation of the table. */
@@ -331,7 +353,7 @@ public final class FlussStreamStore implements StreamStore {
 
     private TableInfo describe(TablePath path) {
         try {
-            return calls.await(admin.getTableInfo(path), "describe table " + path);
+            return calls.awaitRetrying(() -> admin.getTableInfo(path), "describe table " + path);
         } catch (StreamStoreException e) {
             if (FlussAdminCalls.causedBy(
                     e, org.apache.fluss.exception.TableNotExistException.class)) {
@@ -372,6 +394,15 @@ public final class FlussStreamStore implements StreamStore {
             closer.join(writeTimeout.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (closer.isAlive() && connection instanceof FlussConnection) {
+            // Fluss 0.9.1's writer, closing, sends its pending batches again and again without a
+            // pause; when its metadata cannot be refreshed (a server that restarted) the loop never
+            // ends and takes a CPU core. Force it closed: the pending batches belong to a failed
+            // attempt, whose records are fenced when the job restarts.
+            ((FlussConnection) connection)
+                    .getOrCreateWriterClient()
+                    .close(Duration.ofMillis(FORCED_WRITER_CLOSE_MILLIS));
         }
     }
 

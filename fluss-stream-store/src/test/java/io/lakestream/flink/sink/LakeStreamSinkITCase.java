@@ -18,29 +18,23 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.fs.Path;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.DataTypes;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -48,14 +42,11 @@ import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.test.junit5.InjectMiniCluster;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 
@@ -63,15 +54,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -82,109 +73,51 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * readable in the store before any checkpoint, and a job that fails mid-stream ends with every
  * input row exactly once.
  */
-@ExtendWith(SharedFlussCluster.class)
+@ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
 class LakeStreamSinkITCase {
-
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
 
     @TempDir static java.nio.file.Path warehouse;
 
-    private static Catalog catalog;
-    private static StreamStore store;
-    private static SinkVerification verify;
+    private static SinkTestTables tables;
 
     @BeforeAll
     static void open() throws Exception {
-        catalog =
-                CatalogFactory.createCatalog(
-                        CatalogContext.create(new Path(warehouse.toUri().toString())));
-        catalog.createDatabase("sink_it", true);
-        store = SharedFlussCluster.newStore();
-        verify = new SinkVerification(catalog, store);
+        tables = new SinkTestTables(warehouse, "sink_it");
     }
 
     @AfterAll
     static void close() throws Exception {
-        store.close();
-        catalog.close();
-    }
-
-    /** Creates an enabled table and its stream table, as enabling lake-stream mode does. */
-    private static FileStoreTable createTable(String name, boolean primaryKey) throws Exception {
-        Identifier identifier = Identifier.create("sink_it", name);
-        Schema.Builder schema =
-                Schema.newBuilder()
-                        .column("id", DataTypes.INT().notNull())
-                        .column("payload", DataTypes.STRING())
-                        .column("dt", DataTypes.STRING().notNull())
-                        .partitionKeys("dt")
-                        .option("bucket", "3")
-                        .option(LakeStreamOptions.ENABLED.key(), "true");
-        if (primaryKey) {
-            schema.primaryKey("id", "dt");
-        } else {
-            schema.option("bucket-key", "id");
-        }
-        catalog.createTable(identifier, schema.build(), false);
-        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
-        store.provision(StreamTableSpec.of(identifier, table));
-        return table;
-    }
-
-    private static LakeStreamSink sink(FileStoreTable table) {
-        return LakeStreamSink.builder()
-                .setTable(table)
-                .setOptions(SharedFlussCluster.lakeStreamOptions())
-                .build();
-    }
-
-    private static RowData row(long i) {
-        return GenericRowData.of(
-                (int) i,
-                StringData.fromString("payload-" + i),
-                StringData.fromString("d" + (i % 3)));
-    }
-
-    private static StreamExecutionEnvironment env(long checkpointMillis) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        env.enableCheckpointing(checkpointMillis);
-        return env;
+        tables.close();
     }
 
     @Test
     void everySnapshotHoldsExactlyTheStoreRecordsBelowItsOffsets() throws Exception {
-        FileStoreTable table = createTable("append_boundary", false);
+        FileStoreTable table = tables.create("append_boundary", false);
         int rows = 3_000;
-        StreamExecutionEnvironment env = env(300);
+        StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
         env.setRestartStrategy(RestartStrategies.noRestart());
         DataStream<RowData> input =
                 env.fromSource(
                         new DataGeneratorSource<>(
-                                LakeStreamSinkITCase::row,
+                                SinkTestTables::row,
                                 rows,
                                 RateLimiterStrategy.perSecond(3_000),
                                 TypeInformation.of(RowData.class)),
                         WatermarkStrategy.noWatermarks(),
                         "rows");
-        sink(table).sinkFrom(input);
+        SinkTestTables.sink(table).sinkFrom(input);
         env.execute("boundary");
 
-        table = (FileStoreTable) catalog.getTable(Identifier.create("sink_it", "append_boundary"));
+        table = (FileStoreTable) tables.catalog.getTable(tables.identifier("append_boundary"));
         long latest = table.snapshotManager().latestSnapshotId();
         assertThat(latest).as("several checkpoints committed").isGreaterThan(1);
         StreamTable streamTable =
-                store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+                tables.store.get(
+                        StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
         for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
             StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
             List<String> lake = SinkVerification.readPaimon(table, id);
-            List<String> stream = verify.readStore(streamTable, offsets);
+            List<String> stream = tables.verify.readStore(streamTable, offsets);
             assertThat(stream).as("snapshot %s", id).containsExactlyInAnyOrderElementsOf(lake);
         }
         assertThat(SinkVerification.readPaimon(table, latest)).hasSize(rows);
@@ -192,9 +125,9 @@ class LakeStreamSinkITCase {
 
     @Test
     void primaryKeySnapshotsEqualTheStoreChangesMergedByKey() throws Exception {
-        FileStoreTable table = createTable("pk_boundary", true);
+        FileStoreTable table = tables.create("pk_boundary", true);
         int rows = 3_000;
-        StreamExecutionEnvironment env = env(300);
+        StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
         env.setRestartStrategy(RestartStrategies.noRestart());
         // ids repeat, so later rows update earlier ones
         DataStream<RowData> input =
@@ -210,20 +143,21 @@ class LakeStreamSinkITCase {
                                 TypeInformation.of(RowData.class)),
                         WatermarkStrategy.noWatermarks(),
                         "rows");
-        sink(table).sinkFrom(input);
+        SinkTestTables.sink(table).sinkFrom(input);
         env.execute("pk boundary");
 
-        table = (FileStoreTable) catalog.getTable(Identifier.create("sink_it", "pk_boundary"));
+        table = (FileStoreTable) tables.catalog.getTable(tables.identifier("pk_boundary"));
         long latest = table.snapshotManager().latestSnapshotId();
         assertThat(latest).as("several checkpoints committed").isGreaterThan(1);
         StreamTable streamTable =
-                store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+                tables.store.get(
+                        StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
         for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
             StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
             // the store's changes below the offsets, latest per key: a key's changes are all in
             // one partition-bucket, in offset order
             Map<String, String> merged = new HashMap<>();
-            List<StreamRecord> records = verify.readStoreRecords(streamTable, offsets);
+            List<StreamRecord> records = tables.verify.readStoreRecords(streamTable, offsets);
             records.sort(java.util.Comparator.comparingLong(StreamRecord::offset));
             for (StreamRecord record : records) {
                 InternalRow row = record.row();
@@ -238,22 +172,23 @@ class LakeStreamSinkITCase {
 
     @Test
     void recordsAreReadableInTheStoreBeforeAnyCheckpoint() throws Exception {
-        FileStoreTable table = createTable("fresh", true);
-        StreamExecutionEnvironment env = env(Duration.ofMinutes(10).toMillis());
+        FileStoreTable table = tables.create("fresh", true);
+        StreamExecutionEnvironment env = SinkTestTables.env(2, Duration.ofMinutes(10).toMillis());
         DataStream<RowData> input =
                 env.fromSource(
                         new DataGeneratorSource<>(
-                                LakeStreamSinkITCase::row,
+                                SinkTestTables::row,
                                 Long.MAX_VALUE,
                                 RateLimiterStrategy.perSecond(200),
                                 TypeInformation.of(RowData.class)),
                         WatermarkStrategy.noWatermarks(),
                         "rows");
-        sink(table).sinkFrom(input);
+        SinkTestTables.sink(table).sinkFrom(input);
         JobClient job = env.executeAsync("fresh");
         try {
             StreamTable streamTable =
-                    store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+                    tables.store.get(
+                            StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
             List<PartitionBucket> all = new ArrayList<>();
             for (String dt : new String[] {"d0", "d1", "d2"}) {
                 for (int b = 0; b < 3; b++) {
@@ -267,7 +202,11 @@ class LakeStreamSinkITCase {
             while (visible < 100 && System.currentTimeMillis() < deadline) {
                 Thread.sleep(200);
                 visible =
-                        store.listOffsets(streamTable, all, OffsetPosition.LATEST).values().stream()
+                        tables
+                                .store
+                                .listOffsets(streamTable, all, OffsetPosition.LATEST)
+                                .values()
+                                .stream()
                                 .mapToLong(Long::longValue)
                                 .sum();
             }
@@ -280,49 +219,51 @@ class LakeStreamSinkITCase {
         }
     }
 
-    /** Fails the job once, after {@code failAfter} records, in the first attempt only. */
-    private static final class FailOnce implements MapFunction<RowData, RowData> {
-        private static final AtomicInteger SEEN = new AtomicInteger();
-        private static volatile boolean failed;
-        private final int failAfter;
-
-        FailOnce(int failAfter) {
-            this.failAfter = failAfter;
-        }
-
-        @Override
-        public RowData map(RowData value) {
-            if (!failed && SEEN.incrementAndGet() > failAfter) {
-                failed = true;
-                throw new RuntimeException("Injected failure");
-            }
-            return value;
-        }
-    }
-
-    @Test
-    void aFailoverEndsWithEveryRowExactlyOnceAndTheExtraRecordsFenced() throws Exception {
-        FileStoreTable table = createTable("failover", false);
-        int rows = 4_000;
-        StreamExecutionEnvironment env = env(200);
-        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(3, 100));
+    /**
+     * The job fails three times at random points (the seed is printed): twice while records pass,
+     * then once when a checkpoint completes (last, because the final checkpoint of a bounded input
+     * always completes, while records may have run out). It ends with every row exactly once in
+     * Paimon, and every record that the failed attempts left in the store beyond the committed
+     * offsets is fenced.
+     */
+    @ParameterizedTest(name = "primary key: {0}")
+    @ValueSource(booleans = {false, true})
+    void failuresAtRandomPointsEndWithEveryRowExactlyOnce(boolean primaryKey) throws Exception {
+        String name = primaryKey ? "pk_failover" : "append_failover";
+        FileStoreTable table = tables.create(name, primaryKey);
+        int rows = 6_000;
+        long seed = System.nanoTime();
+        List<FailAtRandomPoints.Failure> plan =
+                FailAtRandomPoints.plan(
+                        seed,
+                        rows,
+                        FailAtRandomPoints.Where.RECORD,
+                        FailAtRandomPoints.Where.RECORD,
+                        FailAtRandomPoints.Where.CHECKPOINT_COMPLETE);
+        System.out.printf("%s: seed %d, failures %s%n", name, seed, plan);
+        StreamExecutionEnvironment env = SinkTestTables.env(2, 200);
+        // room for more restarts than the injected ones: after a restore that finds a checkpoint
+        // complete but not yet committed, Paimon's committer commits it and then fails the job on
+        // purpose once more, so that the writers restart from the new snapshot
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(2 * plan.size() + 2, 100));
         DataStream<RowData> input =
                 env.fromSource(
                                 new DataGeneratorSource<>(
-                                        LakeStreamSinkITCase::row,
+                                        SinkTestTables::row,
                                         rows,
                                         RateLimiterStrategy.perSecond(4_000),
                                         TypeInformation.of(RowData.class)),
                                 WatermarkStrategy.noWatermarks(),
                                 "rows")
-                        .map(new FailOnce(rows / 2))
+                        .map(new FailAtRandomPoints())
                         .returns(TypeInformation.of(RowData.class));
-        sink(table).sinkFrom(input);
-        env.execute("failover");
-        assertThat(FailOnce.failed).as("the failure was injected").isTrue();
+        SinkTestTables.sink(table).sinkFrom(input);
+        env.execute(name);
+        assertThat(FailAtRandomPoints.injected()).as("failures injected").isEqualTo(plan.size());
 
-        long fenced = verify.assertExactlyOnce(Identifier.create("sink_it", "failover"), rows);
-        assertThat(fenced).as("records of the failed attempt").isPositive();
+        long fenced = tables.verify.assertExactlyOnce(tables.identifier(name), rows);
+        System.out.printf("%s: %d records of failed attempts fenced%n", name, fenced);
+        assertThat(fenced).as("records of the attempts that failed while writing").isPositive();
     }
 
     /**
@@ -330,41 +271,35 @@ class LakeStreamSinkITCase {
      * from its last checkpoint and ends with every row exactly once.
      */
     @Test
-    void aTaskManagerRestartEndsWithEveryRowExactlyOnce(@InjectMiniCluster MiniCluster miniCluster)
-            throws Exception {
-        Identifier identifier = Identifier.create("sink_it", "tm_restart");
-        FileStoreTable table = createTable("tm_restart", true);
+    void aTaskManagerRestartEndsWithEveryRowExactlyOnce() throws Exception {
+        MiniCluster miniCluster = SharedMiniCluster.miniCluster();
+        Identifier identifier = tables.identifier("tm_restart");
+        FileStoreTable table = tables.create("tm_restart", true);
         int rows = 6_000;
-        StreamExecutionEnvironment env = env(200);
+        StreamExecutionEnvironment env = SinkTestTables.env(2, 200);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(10, 200));
         DataStream<RowData> input =
                 env.fromSource(
                         new DataGeneratorSource<>(
-                                LakeStreamSinkITCase::row,
+                                SinkTestTables::row,
                                 rows,
                                 RateLimiterStrategy.perSecond(2_000),
                                 TypeInformation.of(RowData.class)),
                         WatermarkStrategy.noWatermarks(),
                         "rows");
-        sink(table).sinkFrom(input);
+        SinkTestTables.sink(table).sinkFrom(input);
         JobClient job = env.executeAsync("tm restart");
         long deadline = System.currentTimeMillis() + 60_000;
-        while (snapshotCount(identifier) < 2 && System.currentTimeMillis() < deadline) {
+        while (tables.latestSnapshotId("tm_restart") < 2 && System.currentTimeMillis() < deadline) {
             Thread.sleep(50);
         }
-        assertThat(snapshotCount(identifier)).as("snapshots before the restart").isGreaterThan(1);
+        assertThat(tables.latestSnapshotId("tm_restart"))
+                .as("snapshots before the restart")
+                .isGreaterThan(1);
         miniCluster.terminateTaskManager(0).get();
         miniCluster.startTaskManager();
         job.getJobExecutionResult().get();
-        verify.assertExactlyOnce(identifier, rows);
-    }
-
-    private static long snapshotCount(Identifier identifier) throws Exception {
-        Long latest =
-                ((FileStoreTable) catalog.getTable(identifier))
-                        .snapshotManager()
-                        .latestSnapshotId();
-        return latest == null ? 0 : latest;
+        tables.verify.assertExactlyOnce(identifier, rows);
     }
 
     /**
@@ -373,9 +308,9 @@ class LakeStreamSinkITCase {
      */
     @Test
     void externalRowsKeepTheirRowKinds() throws Exception {
-        Identifier identifier = Identifier.create("sink_it", "row_kinds");
-        FileStoreTable table = createTable("row_kinds", true);
-        StreamExecutionEnvironment env = env(200);
+        Identifier identifier = tables.identifier("row_kinds");
+        FileStoreTable table = tables.create("row_kinds", true);
+        StreamExecutionEnvironment env = SinkTestTables.env(2, 200);
         env.setParallelism(1);
         DataStream<Row> changes =
                 env.fromData(
@@ -390,16 +325,16 @@ class LakeStreamSinkITCase {
                                         Types.INT,
                                         Types.STRING,
                                         Types.STRING));
-        sink(table).sinkFromRows(changes);
+        SinkTestTables.sink(table).sinkFromRows(changes);
         env.execute("row kinds");
 
-        table = (FileStoreTable) catalog.getTable(identifier);
+        table = (FileStoreTable) tables.catalog.getTable(identifier);
         long latest = table.snapshotManager().latestSnapshotId();
         assertThat(SinkVerification.readPaimon(table, latest)).containsExactly("1|a2|d0");
-        StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
+        StreamTable streamTable = tables.store.get(StreamTableSpec.of(identifier, table));
         List<String> changelog = new ArrayList<>();
         List<StreamRecord> records =
-                verify.readStoreRecords(
+                tables.verify.readStoreRecords(
                         streamTable, SnapshotOffsets.ofSnapshot(table, latest).orElseThrow());
         records.sort(
                 java.util.Comparator.comparing((StreamRecord r) -> r.row().getString(2).toString())
@@ -413,8 +348,8 @@ class LakeStreamSinkITCase {
 
     @Test
     void buildNamesWhatIsWrong() throws Exception {
-        Identifier identifier = Identifier.create("sink_it", "not_enabled");
-        catalog.createTable(
+        Identifier identifier = tables.identifier("not_enabled");
+        tables.catalog.createTable(
                 identifier,
                 Schema.newBuilder()
                         .column("id", DataTypes.INT().notNull())
@@ -422,7 +357,7 @@ class LakeStreamSinkITCase {
                         .option("bucket", "2")
                         .build(),
                 false);
-        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
+        FileStoreTable table = (FileStoreTable) tables.catalog.getTable(identifier);
         assertThatThrownBy(() -> LakeStreamSink.builder().build())
                 .hasMessageContaining("Table is required");
         assertThatThrownBy(() -> LakeStreamSink.builder().setTable(table).build())

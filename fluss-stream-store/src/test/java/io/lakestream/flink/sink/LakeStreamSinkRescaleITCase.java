@@ -18,28 +18,21 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.AbortedRanges;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.paimon.CoreOptions;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.flink.FlinkConnectorOptions;
-import org.apache.paimon.fs.Path;
-import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.types.DataTypes;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -51,18 +44,13 @@ import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -92,16 +80,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with parallelism 1 Paimon chains its committer to the writer, which changes the ids Flink would
  * generate for both. The source gets its uid as every stateful operator should.
  */
-@ExtendWith(SharedFlussCluster.class)
+@ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
 class LakeStreamSinkRescaleITCase {
-
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(4)
-                            .build());
 
     private static final String DATABASE = "rescale_it";
     private static final int ROWS = 8_000;
@@ -116,31 +96,23 @@ class LakeStreamSinkRescaleITCase {
     private static final int ROWS_PER_SECOND = 3_000;
 
     private static final int BUCKETS = 4;
-    private static final String[] PARTITIONS = {"d0", "d1", "d2"};
+    private static final String[] PARTITIONS = {"d0", "d1", "d2"}; // SinkTestTables.row's
     private static final long TIMEOUT_MILLIS = 60_000;
 
     @TempDir static java.nio.file.Path warehouse;
 
     @TempDir java.nio.file.Path savepoints;
 
-    private static Catalog catalog;
-    private static StreamStore store;
-    private static SinkVerification verify;
+    private static SinkTestTables tables;
 
     @BeforeAll
     static void open() throws Exception {
-        catalog =
-                CatalogFactory.createCatalog(
-                        CatalogContext.create(new Path(warehouse.toUri().toString())));
-        catalog.createDatabase(DATABASE, true);
-        store = SharedFlussCluster.newStore();
-        verify = new SinkVerification(catalog, store);
+        tables = new SinkTestTables(warehouse, DATABASE);
     }
 
     @AfterAll
     static void close() throws Exception {
-        store.close();
-        catalog.close();
+        tables.close();
     }
 
     /**
@@ -156,9 +128,9 @@ class LakeStreamSinkRescaleITCase {
         String name = primaryKey ? "pk_2_to_3" : "append_2_to_3";
         Identifier identifier = Identifier.create(DATABASE, name);
         FileStoreTable table = createTable(identifier, primaryKey);
-        StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
+        StreamTable streamTable = tables.store.get(StreamTableSpec.of(identifier, table));
 
-        LakeStreamSink sink = sink(table);
+        LakeStreamSink sink = SinkTestTables.sink(table);
         String savepoint = runAndStopWithSavepoint(identifier, sink, 2);
         long lastOfFirstJob = latestSnapshotId(identifier);
         StreamOffsets savepointOffsets = offsetsOf(identifier, lastOfFirstJob);
@@ -175,7 +147,7 @@ class LakeStreamSinkRescaleITCase {
         assertCarriedOn(savepointOffsets, offsetsOf(identifier, lastOfFirstJob + 1));
         assertOffsetsNeverGoBack(identifier);
         assertStoreBelowOffsetsEqualsPaimon(identifier, lastOfFirstJob + 1);
-        long fenced = verify.assertExactlyOnce(identifier, ROWS);
+        long fenced = tables.verify.assertExactlyOnce(identifier, ROWS);
         assertThat(fenced).as("records fenced after a clean stop").isZero();
     }
 
@@ -190,9 +162,9 @@ class LakeStreamSinkRescaleITCase {
     void aRestoreWithFewerWritersFencesWhatAnAbandonedRestoreLeft() throws Exception {
         Identifier identifier = Identifier.create(DATABASE, "append_3_to_1");
         FileStoreTable table = createTable(identifier, false);
-        StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
+        StreamTable streamTable = tables.store.get(StreamTableSpec.of(identifier, table));
 
-        LakeStreamSink sink = sink(table);
+        LakeStreamSink sink = SinkTestTables.sink(table);
         String savepoint = runAndStopWithSavepoint(identifier, sink, 3);
         long lastOfFirstJob = latestSnapshotId(identifier);
         StreamOffsets savepointOffsets = offsetsOf(identifier, lastOfFirstJob);
@@ -226,10 +198,10 @@ class LakeStreamSinkRescaleITCase {
         assertCarriedOn(savepointOffsets, offsetsOf(identifier, lastOfFirstJob + 1));
         assertOffsetsNeverGoBack(identifier);
         assertStoreBelowOffsetsEqualsPaimon(identifier, lastOfFirstJob + 1);
-        long fenced = verify.assertExactlyOnce(identifier, ROWS);
+        long fenced = tables.verify.assertExactlyOnce(identifier, ROWS);
         assertThat(fenced).as("exactly what the abandoned attempt left").isEqualTo(leftOver);
         // the fences start at the savepoint's offsets and end where the abandoned attempt stopped
-        AbortedRanges fences = verify.fences(streamTable);
+        AbortedRanges fences = tables.verify.fences(streamTable);
         for (PartitionBucket pb : allPartitionBuckets()) {
             long from = savepointOffsets.offsetOr(pb, 0L);
             assertThat(fences.countAborted(pb, from, left.get(pb)))
@@ -242,46 +214,21 @@ class LakeStreamSinkRescaleITCase {
     // jobs
     // ------------------------------------------------------------------------------------------
 
-    /** Creates an enabled table and its stream table, as enabling lake-stream mode does. */
+    /**
+     * Creates an enabled table with stable operator uids, which a restore that changes which
+     * operators Flink chains needs.
+     */
     private static FileStoreTable createTable(Identifier identifier, boolean primaryKey)
             throws Exception {
-        Schema.Builder schema =
-                Schema.newBuilder()
-                        .column("id", DataTypes.INT().notNull())
-                        .column("payload", DataTypes.STRING())
-                        .column("dt", DataTypes.STRING().notNull())
-                        .partitionKeys("dt")
-                        .option("bucket", String.valueOf(BUCKETS))
-                        .option(FlinkConnectorOptions.SINK_OPERATOR_UID_SUFFIX.key(), "rescale")
-                        .option(LakeStreamOptions.ENABLED.key(), "true");
-        if (primaryKey) {
-            schema.primaryKey("id", "dt");
-        } else {
-            schema.option("bucket-key", "id");
+        Map<String, String> options = new HashMap<>();
+        options.put(FlinkConnectorOptions.SINK_OPERATOR_UID_SUFFIX.key(), "rescale");
+        if (!primaryKey) {
             // Paimon's append writer can commit a compaction's output as both removed and added
             // when a second compaction over it ends within the same commit, which fails the commit
             // at the end of the input; these tests are not about compaction, so none runs
-            schema.option(CoreOptions.COMPACTION_MIN_FILE_NUM.key(), "1000");
+            options.put(CoreOptions.COMPACTION_MIN_FILE_NUM.key(), "1000");
         }
-        catalog.createTable(identifier, schema.build(), false);
-        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
-        store.provision(StreamTableSpec.of(identifier, table));
-        return table;
-    }
-
-    private static RowData row(long i) {
-        return GenericRowData.of(
-                (int) i,
-                StringData.fromString("payload-" + i),
-                StringData.fromString(PARTITIONS[(int) (i % PARTITIONS.length)]));
-    }
-
-    /** The sink of the table; one for all the jobs of a test, as building it connects the store. */
-    private static LakeStreamSink sink(FileStoreTable table) {
-        return LakeStreamSink.builder()
-                .setTable(table)
-                .setOptions(SharedFlussCluster.lakeStreamOptions())
-                .build();
+        return tables.create(identifier.getObjectName(), primaryKey, BUCKETS, options);
     }
 
     /**
@@ -307,7 +254,7 @@ class LakeStreamSinkRescaleITCase {
         sink.sinkFrom(
                 env.fromSource(
                                 new DataGeneratorSource<>(
-                                        LakeStreamSinkRescaleITCase::row,
+                                        SinkTestTables::row,
                                         ROWS,
                                         RateLimiterStrategy.perSecond(rowsPerSecond),
                                         TypeInformation.of(RowData.class)),
@@ -369,7 +316,7 @@ class LakeStreamSinkRescaleITCase {
 
     private static long latestSnapshotId(Identifier identifier) throws Exception {
         Long latest =
-                ((FileStoreTable) catalog.getTable(identifier))
+                ((FileStoreTable) tables.catalog.getTable(identifier))
                         .snapshotManager()
                         .latestSnapshotId();
         return latest == null ? 0 : latest;
@@ -377,7 +324,8 @@ class LakeStreamSinkRescaleITCase {
 
     private static StreamOffsets offsetsOf(Identifier identifier, long snapshotId)
             throws Exception {
-        return SnapshotOffsets.ofSnapshot((FileStoreTable) catalog.getTable(identifier), snapshotId)
+        return SnapshotOffsets.ofSnapshot(
+                        (FileStoreTable) tables.catalog.getTable(identifier), snapshotId)
                 .orElseThrow();
     }
 
@@ -403,7 +351,8 @@ class LakeStreamSinkRescaleITCase {
     /** The store's end offset of every partition-bucket of the table. */
     private static Map<PartitionBucket, Long> storeEnds(StreamTable streamTable) {
         return new HashMap<>(
-                store.listOffsets(streamTable, allPartitionBuckets(), OffsetPosition.LATEST));
+                tables.store.listOffsets(
+                        streamTable, allPartitionBuckets(), OffsetPosition.LATEST));
     }
 
     private static long total(StreamOffsets offsets) {
@@ -429,7 +378,7 @@ class LakeStreamSinkRescaleITCase {
      * Every snapshot's offsets are at least those of the snapshot before, partition-bucket-wise.
      */
     private static void assertOffsetsNeverGoBack(Identifier identifier) throws Exception {
-        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
+        FileStoreTable table = (FileStoreTable) tables.catalog.getTable(identifier);
         long earliest = table.snapshotManager().earliestSnapshotId();
         long latest = table.snapshotManager().latestSnapshotId();
         StreamOffsets previous = StreamOffsets.empty();
@@ -451,9 +400,9 @@ class LakeStreamSinkRescaleITCase {
     /** The store's unfenced records below the offsets of a snapshot are the snapshot's rows. */
     private static void assertStoreBelowOffsetsEqualsPaimon(Identifier identifier, long snapshotId)
             throws Exception {
-        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
-        StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
-        assertThat(verify.readStore(streamTable, offsetsOf(identifier, snapshotId)))
+        FileStoreTable table = (FileStoreTable) tables.catalog.getTable(identifier);
+        StreamTable streamTable = tables.store.get(StreamTableSpec.of(identifier, table));
+        assertThat(tables.verify.readStore(streamTable, offsetsOf(identifier, snapshotId)))
                 .as("snapshot %s", snapshotId)
                 .containsExactlyInAnyOrderElementsOf(
                         SinkVerification.readPaimon(table, snapshotId));

@@ -37,6 +37,7 @@ import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.data.RowData;
@@ -206,6 +207,8 @@ public final class LakeStreamSink implements Serializable {
                                 }
                             });
             merged.putAll(options);
+            // parsed here so that a malformed value fails the job's construction, not its tasks
+            Configuration.fromMap(merged).get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
             StreamTable streamTable;
             try (StreamStore store =
                     StreamStoreLoader.create(merged, LakeStreamSink.class.getClassLoader())) {

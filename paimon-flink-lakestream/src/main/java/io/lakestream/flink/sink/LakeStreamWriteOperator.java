@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
@@ -40,10 +41,13 @@ import org.apache.paimon.table.sink.ChannelComputer;
 import org.apache.paimon.table.sink.SinkRecord;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.StreamOperator;
@@ -73,7 +77,9 @@ import java.util.Map;
  *   <li>On start, before anything is written: every partition-bucket this subtask owns whose store
  *       end is past the offset it was restored to (or, on a fresh start, past the table's tiered
  *       offset) is fenced, because those records come from an attempt whose checkpoint never
- *       completed; the restored attempt writes them again.
+ *       completed; the restored attempt writes them again. Before that, the subtask takes its job's
+ *       {@link WriterLease} on the table, so that a second job is refused before it fences or
+ *       writes anything.
  * </ul>
  *
  * <p>The end offsets of every owned partition-bucket are kept in union list state, so that after a
@@ -96,6 +102,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
     private transient Counter numRecordsSend;
     private transient CommitLagTracker commitLag;
     private transient java.util.Set<PartitionBucket> endOffsetGauges;
+    private transient WriterLease lease;
 
     protected LakeStreamWriteOperator(
             StreamOperatorParameters<Committable> parameters,
@@ -130,6 +137,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
     public void open() throws Exception {
         super.open();
         store = StreamStoreLoader.create(storeOptions, getClass().getClassLoader());
+        acquireLease();
         writer = store.createWriter(streamTable);
         numRecordsSend = getMetricGroup().counter("numRecordsSend");
         tracker = new SealedSegmentTracker(streamTable, fenceOwnedPartitionBuckets());
@@ -138,6 +146,39 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         endOffsetGauges = new java.util.HashSet<>();
         getMetricGroup().gauge("lakeStreamUncommittedRecords", commitLag::uncommittedRecords);
         getMetricGroup().gauge("lakeStreamSealedToCommittedMillis", commitLag::lastLagMillis);
+    }
+
+    /**
+     * Takes the job's writer lease on the table before anything is fenced or written, so that a
+     * second job cannot fence the first one's records. A refusal suppresses restarts: the other job
+     * keeps renewing its lease, so a restart would only be refused again.
+     */
+    private void acquireLease() throws InterruptedException {
+        TaskInfo task = getRuntimeContext().getTaskInfo();
+        String description =
+                String.format(
+                        "Flink job %s '%s', subtask %d of %d, attempt %d",
+                        getRuntimeContext().getJobInfo().getJobId(),
+                        getRuntimeContext().getJobInfo().getJobName(),
+                        task.getIndexOfThisSubtask(),
+                        task.getNumberOfParallelSubtasks(),
+                        task.getAttemptNumber());
+        lease =
+                new WriterLease(
+                        store,
+                        streamTable,
+                        commitUser,
+                        description,
+                        Configuration.fromMap(storeOptions)
+                                .get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT));
+        try {
+            lease.acquire();
+        } catch (WriterConflictException e) {
+            throw new SuppressRestartsException(e);
+        }
+        if (task.getIndexOfThisSubtask() == 0) {
+            lease.startRenewing();
+        }
     }
 
     /**
@@ -206,6 +247,8 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         List<Committable> committables =
                 new ArrayList<>(super.prepareCommit(waitCompaction, checkpointId));
         Map<PartitionBucket, Long> sealed = writer.flush();
+        // offsets reach the committer only while this job holds the table
+        lease.checkHeld();
         long sealedRecords = tracker.checkSealed(sealed);
         for (PartitionBucket pb : sealed.keySet()) {
             registerEndOffsetGauge(pb);
@@ -254,6 +297,9 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         try {
             super.close();
         } finally {
+            if (lease != null) {
+                lease.close();
+            }
             if (writer != null) {
                 writer.close();
             }

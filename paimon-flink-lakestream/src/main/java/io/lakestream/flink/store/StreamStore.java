@@ -59,7 +59,10 @@ public interface StreamStore extends AutoCloseable {
      */
     StreamTable get(StreamTableSpec spec);
 
-    /** Drops the stream table of a Paimon table and its fences; returns whether one existed. */
+    /**
+     * Drops the stream table of a Paimon table, its fences and its writer leases; returns whether
+     * one existed.
+     */
     boolean drop(Identifier paimonTable);
 
     /** A writer of the stream table. */
@@ -70,6 +73,9 @@ public interface StreamStore extends AutoCloseable {
 
     /** The fences of the stream table. */
     FenceLog openFenceLog(StreamTable table);
+
+    /** The writer lease log of the stream table (invariant "one owner per bucket"). */
+    WriterLeaseLog openWriterLeaseLog(StreamTable table);
 
     /** The partitions the stream table holds, as Paimon partition rows. */
     List<BinaryRow> listPartitions(StreamTable table);

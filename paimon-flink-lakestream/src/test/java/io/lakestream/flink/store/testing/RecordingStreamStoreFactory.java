@@ -27,6 +27,7 @@ import io.lakestream.flink.store.StreamStoreFactory;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.flink.store.WriterLeaseLog;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
@@ -98,6 +99,11 @@ public final class RecordingStreamStoreFactory implements StreamStoreFactory {
 
         @Override
         public FenceLog openFenceLog(StreamTable table) {
+            throw unsupported();
+        }
+
+        @Override
+        public WriterLeaseLog openWriterLeaseLog(StreamTable table) {
             throw unsupported();
         }
 

@@ -1,0 +1,127 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store.fluss;
+
+import io.lakestream.flink.store.StreamStoreException;
+
+import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.client.admin.OffsetSpec;
+import org.apache.fluss.client.table.Table;
+import org.apache.fluss.client.table.scanner.ScanRecord;
+import org.apache.fluss.client.table.scanner.log.LogScanner;
+import org.apache.fluss.client.table.writer.AppendWriter;
+import org.apache.fluss.metadata.Schema;
+import org.apache.fluss.metadata.TableDescriptor;
+import org.apache.fluss.metadata.TablePath;
+import org.apache.fluss.row.InternalRow;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A small durable log kept in a one-bucket Fluss log table: the fences and the writer leases of a
+ * stream table. An append returns once all in-sync replicas acknowledged it, so it is readable by
+ * every process; {@link #readNew} reads up to the table's latest offset, so it returns every row
+ * appended before it was called, in log order.
+ */
+final class FlussSingleBucketLog implements AutoCloseable {
+
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+
+    private final Admin admin;
+    private final FlussAdminCalls calls;
+    private final TablePath path;
+    private final Table table;
+    private final LogScanner scanner;
+    private AppendWriter writer;
+    private long nextOffset;
+
+    FlussSingleBucketLog(
+            Connection connection, Admin admin, FlussAdminCalls calls, TablePath path) {
+        this.admin = admin;
+        this.calls = calls;
+        this.path = path;
+        this.table = connection.getTable(path);
+        this.scanner = table.newScan().createLogScanner();
+        scanner.subscribeFromBeginning(0);
+    }
+
+    static TablePath pathNextTo(TablePath streamTable, String suffix) {
+        return TablePath.of(streamTable.getDatabaseName(), streamTable.getTableName() + suffix);
+    }
+
+    static void provision(
+            Admin admin, FlussAdminCalls calls, TablePath path, Schema schema, String comment) {
+        TableDescriptor descriptor =
+                TableDescriptor.builder().schema(schema).distributedBy(1).comment(comment).build();
+        calls.awaitRetrying(
+                () -> admin.createTable(path, descriptor, true), "create table " + path);
+    }
+
+    TablePath path() {
+        return path;
+    }
+
+    void append(InternalRow row, String what) {
+        if (writer == null) {
+            writer = table.newAppend().createWriter();
+        }
+        calls.await(writer.append(row), what + " in " + path);
+    }
+
+    List<ScanRecord> readNew() {
+        long end =
+                calls.awaitRetrying(
+                        () ->
+                                admin.listOffsets(
+                                                path,
+                                                Collections.singletonList(0),
+                                                new OffsetSpec.LatestSpec())
+                                        .bucketResult(0),
+                        "list offsets of " + path);
+        List<ScanRecord> records = new ArrayList<>();
+        long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
+        while (nextOffset < end) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new StreamStoreException(
+                        String.format(
+                                "Timed out reading %s up to offset %d at %s.",
+                                path, end, calls.bootstrapServers()));
+            }
+            for (ScanRecord record : scanner.poll(POLL_TIMEOUT)) {
+                records.add(record);
+                nextOffset = record.logOffset() + 1;
+            }
+        }
+        return records;
+    }
+
+    @Override
+    public void close() {
+        try {
+            scanner.close();
+            table.close();
+        } catch (Exception e) {
+            throw new StreamStoreException("Cannot close " + path, e);
+        }
+    }
+}

@@ -1,0 +1,177 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.sink;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.WriterLeaseEntry;
+import io.lakestream.flink.store.WriterLeaseLog;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.util.concurrent.ExecutorThreadFactory;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One sink subtask's view of its job's lease on a stream table (invariant "one owner per bucket").
+ * A subtask {@linkplain #acquire acquires} the lease before it fences or writes anything, and
+ * {@linkplain #checkHeld checks} it at every barrier before its offsets can be committed; one
+ * subtask per job {@linkplain #startRenewing renews} it. The owner is Paimon's commit user, which a
+ * job keeps across failovers and savepoint restores, so a restarted job finds its own lease.
+ */
+@Internal
+final class WriterLease implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WriterLease.class);
+
+    /** Added to a computed expiry so that the store's clock has surely passed it. */
+    private static final long EXPIRY_MARGIN_MILLIS = 200;
+
+    private final StreamStore store;
+    private final StreamTable table;
+    private final String owner;
+    private final String description;
+    private final long timeoutMillis;
+    private final WriterLeaseLog log;
+    private final WriterLeaseReplay replay;
+    private ScheduledExecutorService renewer;
+    private WriterLeaseLog renewLog;
+
+    WriterLease(
+            StreamStore store,
+            StreamTable table,
+            String owner,
+            String description,
+            Duration timeout) {
+        this.store = store;
+        this.table = table;
+        this.owner = owner;
+        this.description = description;
+        this.timeoutMillis = timeout.toMillis();
+        this.log = store.openWriterLeaseLog(table);
+        this.replay = new WriterLeaseReplay(timeoutMillis);
+    }
+
+    /**
+     * Claims the lease. When another job holds it, waits until that lease would expire and claims
+     * again, so that a job started right after its predecessor stopped gets the table; when the
+     * other job renewed in the meantime, it is alive and this one is refused.
+     *
+     * @throws WriterConflictException when another live job holds the lease
+     */
+    void acquire() throws InterruptedException {
+        log.append(owner, description);
+        replay.apply(log.readNew());
+        WriterLeaseEntry firstSeen = replay.holderEntry();
+        while (!held()) {
+            WriterLeaseEntry other = replay.holderEntry();
+            if (!other.equals(firstSeen)) {
+                throw conflict(other);
+            }
+            long waitMillis =
+                    other.timestamp()
+                            + timeoutMillis
+                            - replay.lastEntryOf(owner).timestamp()
+                            + EXPIRY_MARGIN_MILLIS;
+            LOG.info(
+                    "Table {} is claimed by {}; waiting {} ms for that lease to expire.",
+                    table.spec(),
+                    other,
+                    waitMillis);
+            Thread.sleep(Math.max(EXPIRY_MARGIN_MILLIS, waitMillis));
+            log.append(owner, description);
+            replay.apply(log.readNew());
+        }
+    }
+
+    /**
+     * Checks that this job still holds the lease, so that a job whose lease was taken over (it
+     * stopped renewing for longer than the timeout) fails before it commits offsets.
+     *
+     * @throws WriterConflictException when another job holds the lease now
+     */
+    void checkHeld() {
+        replay.apply(log.readNew());
+        if (!held()) {
+            throw conflict(replay.holderEntry());
+        }
+    }
+
+    /** Renews the lease every third of its timeout from a thread of its own. */
+    void startRenewing() {
+        renewLog = store.openWriterLeaseLog(table);
+        renewer =
+                Executors.newSingleThreadScheduledExecutor(
+                        new ExecutorThreadFactory("lake-stream-writer-lease"));
+        long period = Math.max(1, timeoutMillis / 3);
+        renewer.scheduleWithFixedDelay(this::renew, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    private void renew() {
+        try {
+            renewLog.append(owner, description);
+        } catch (RuntimeException e) {
+            // a missed renewal is harmless while the next ones succeed within the timeout; if they
+            // do not, another job may take over and this one fails at its next barrier
+            LOG.warn("Cannot renew the writer lease of {}.", table.spec(), e);
+        }
+    }
+
+    private boolean held() {
+        return owner.equals(replay.holder());
+    }
+
+    private WriterConflictException conflict(WriterLeaseEntry other) {
+        return new WriterConflictException(
+                String.format(
+                        "Paimon table %s is written by another lake-stream sink (%s, commit user "
+                                + "%s), which last claimed or renewed its writer lease at %s; one "
+                                + "table takes one writing job. Stop the other job, or, if it has "
+                                + "stopped, start this one again after its lease expires ('%s' = "
+                                + "%d ms).",
+                        table.spec().identifier().getFullName(),
+                        other.description(),
+                        other.owner(),
+                        Instant.ofEpochMilli(other.timestamp()),
+                        LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
+                        timeoutMillis));
+    }
+
+    @Override
+    public void close() {
+        if (renewer != null) {
+            renewer.shutdownNow();
+            try {
+                renewer.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            renewLog.close();
+        }
+        log.close();
+    }
+}
