@@ -48,8 +48,6 @@ import org.apache.paimon.types.RowType;
 
 import org.apache.fluss.server.testutils.FlussClusterExtension;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.file.Files;
@@ -63,7 +61,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * A short tour of the stream-store SPI on a real Fluss cluster, started in this JVM: it creates a
@@ -72,8 +69,9 @@ import java.util.stream.Stream;
  * fence hides the records of a failed writer attempt from readers.
  *
  * <p>Run it from the repository root with {@code mvn -B -q install -DskipTests && mvn -B -q -pl
- * examples exec:exec}. It needs nothing but a JDK: the cluster and the Paimon warehouse live in
- * temporary directories that are deleted at the end.
+ * examples exec:exec -Dquickstart=io.lakestream.examples.StreamStoreQuickstart}. It needs nothing
+ * but a JDK: the cluster and the Paimon warehouse live in temporary directories that are deleted at
+ * the end.
  */
 public final class StreamStoreQuickstart {
 
@@ -104,8 +102,8 @@ public final class StreamStoreQuickstart {
         } finally {
             fluss.close();
             // the extension deletes its directory only when empty, which it never is
-            deleteRecursively(flussDir);
-            deleteRecursively(warehouse);
+            TemporaryDirectories.delete(flussDir);
+            TemporaryDirectories.delete(warehouse);
         }
         System.out.printf(
                 "Stopped the cluster and deleted the temporary files. Done in %.1f s.%n",
@@ -283,23 +281,6 @@ public final class StreamStoreQuickstart {
 
     private static void step(String message) {
         System.out.println("-> " + message);
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(
-                            path -> {
-                                try {
-                                    Files.delete(path);
-                                } catch (IOException e) {
-                                    throw new UncheckedIOException(e);
-                                }
-                            });
-        }
     }
 
     /** Prints partition-buckets, offsets and rows as column values rather than binary rows. */

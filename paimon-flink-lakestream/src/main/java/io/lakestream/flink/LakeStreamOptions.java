@@ -23,6 +23,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The options of lake-stream mode. Every key starts with {@code lake-stream.}; the options of a
@@ -86,7 +88,75 @@ public final class LakeStreamOptions {
                                     + "stopped waits at most this long for the old claim to "
                                     + "expire.");
 
+    public static final ConfigOption<ReadIsolation> READ_ISOLATION =
+            ConfigOptions.key("lake-stream.read.isolation")
+                    .enumType(ReadIsolation.class)
+                    .defaultValue(ReadIsolation.READ_UNCOMMITTED)
+                    .withDescription(
+                            "Which records of the stream store a read returns beyond the Paimon "
+                                    + "snapshot it starts from: 'read-uncommitted' returns every "
+                                    + "record the store holds (the freshest); 'read-committed' only "
+                                    + "records that a Paimon snapshot has committed (those covered "
+                                    + "by a completed checkpoint of the writing job).");
+
+    public static final ConfigOption<Boolean> READ_LAKE_ONLY =
+            ConfigOptions.key("lake-stream.read.lake-only")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Reads the Paimon snapshot alone, without the stream store: a bounded "
+                                    + "read of exactly what Paimon has committed.");
+
+    public static final ConfigOption<Duration> READ_PARTITION_DISCOVERY_INTERVAL =
+            ConfigOptions.key("lake-stream.read.partition-discovery-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withDescription(
+                            "How often an unbounded read looks for partitions that appeared in the "
+                                    + "stream store after it started; their records are read from "
+                                    + "their first offset.");
+
+    /** The values of {@link #READ_ISOLATION}. */
+    @PublicEvolving
+    public enum ReadIsolation {
+        READ_UNCOMMITTED("read-uncommitted"),
+        READ_COMMITTED("read-committed");
+
+        private final String value;
+
+        ReadIsolation(String value) {
+            this.value = value;
+        }
+
+        @Override
+        public String toString() {
+            return value;
+        }
+    }
+
     private LakeStreamOptions() {}
+
+    /**
+     * The lake-stream options that apply to a table: its own {@code lake-stream.*} options, with
+     * the {@code lake-stream.*} entries of {@code overrides} (a catalog's or a builder's options)
+     * winning. Store secrets therefore never need to be table options.
+     */
+    public static Map<String, String> forTable(
+            Map<String, String> tableOptions, Map<String, String> overrides) {
+        Map<String, String> merged = new HashMap<>();
+        copyLakeStreamOptions(tableOptions, merged);
+        copyLakeStreamOptions(overrides, merged);
+        return merged;
+    }
+
+    private static void copyLakeStreamOptions(Map<String, String> from, Map<String, String> to) {
+        from.forEach(
+                (key, value) -> {
+                    if (key.startsWith(PREFIX)) {
+                        to.put(key, value);
+                    }
+                });
+    }
 
     /** The prefix of the client options of {@code store}: {@code lake-stream.<store>.}. */
     public static String storeOptionsPrefix(String store) {

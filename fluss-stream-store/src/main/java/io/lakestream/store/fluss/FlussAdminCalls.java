@@ -81,11 +81,22 @@ final class FlussAdminCalls {
     <T> T awaitRetrying(Supplier<CompletableFuture<T>> call, String what) {
         long deadline = System.currentTimeMillis() + timeout.toMillis();
         while (true) {
+            CompletableFuture<T> future;
+            boolean sent;
             try {
-                return await(call.get(), what);
+                future = call.get();
+                sent = true;
+            } catch (RuntimeException e) {
+                // the client looks up bucket leaders before it sends, and fails at once while a
+                // table or partition just created has none in its metadata yet
+                future = CompletableFuture.failedFuture(e);
+                sent = false;
+            }
+            try {
+                return await(future, what);
             } catch (StreamStoreException e) {
-                if (!causedBy(e, RetriableException.class)
-                        || System.currentTimeMillis() + RETRY_PAUSE_MILLIS > deadline) {
+                boolean retriable = !sent || causedBy(e, RetriableException.class);
+                if (!retriable || System.currentTimeMillis() + RETRY_PAUSE_MILLIS > deadline) {
                     throw e;
                 }
             }

@@ -130,6 +130,11 @@ final class SinkTestTables implements AutoCloseable {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointMillis);
+        // Flink starts the first checkpoint at a random time between the minimum pause and the
+        // interval: a long interval alone does not keep a short test free of commits
+        if (checkpointMillis >= 60_000) {
+            env.getCheckpointConfig().setMinPauseBetweenCheckpoints(checkpointMillis);
+        }
         return env;
     }
 

@@ -198,15 +198,7 @@ public final class LakeStreamSink implements Serializable {
                                 name, FlinkConnectorOptions.PRECOMMIT_COMPACT.key()));
             }
             StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), table);
-            Map<String, String> merged = new HashMap<>();
-            table.options()
-                    .forEach(
-                            (k, v) -> {
-                                if (k.startsWith(LakeStreamOptions.PREFIX)) {
-                                    merged.put(k, v);
-                                }
-                            });
-            merged.putAll(options);
+            Map<String, String> merged = LakeStreamOptions.forTable(table.options(), options);
             // parsed here so that a malformed value fails the job's construction, not its tasks
             Configuration.fromMap(merged).get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
             StreamTable streamTable;

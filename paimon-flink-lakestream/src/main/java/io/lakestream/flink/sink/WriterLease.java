@@ -135,6 +135,9 @@ final class WriterLease implements AutoCloseable {
         try {
             renewLog.append(owner, description);
         } catch (RuntimeException e) {
+            if (renewer.isShutdown()) {
+                return; // closing: the renewal was interrupted on purpose
+            }
             // a missed renewal is harmless while the next ones succeed within the timeout; if they
             // do not, another job may take over and this one fails at its next barrier
             LOG.warn("Cannot renew the writer lease of {}.", table.spec(), e);

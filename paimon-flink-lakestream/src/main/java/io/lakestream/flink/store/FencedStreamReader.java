@@ -86,6 +86,15 @@ public final class FencedStreamReader implements StreamReader {
         return skippedRecords;
     }
 
+    /**
+     * Reads the fence log to its end, so that {@link #fences()} covers every fence recorded before
+     * this call. A reader that holds records back (read-committed) calls it before it lets them go:
+     * a record it fetched before its fence was recorded is covered then.
+     */
+    public void refreshFences() {
+        fences.addAll(fenceLog.readNew());
+    }
+
     /** The fences this reader knows of. */
     public AbortedRanges fences() {
         return fences;

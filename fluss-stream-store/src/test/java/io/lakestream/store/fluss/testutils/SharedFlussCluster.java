@@ -40,6 +40,7 @@ public final class SharedFlussCluster implements BeforeAllCallback {
     private static final String KEY = SharedFlussCluster.class.getName();
 
     private static FlussClusterExtension cluster;
+    private static CoordinatorTableWatchdog watchdog;
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
@@ -49,6 +50,7 @@ public final class SharedFlussCluster implements BeforeAllCallback {
                         FlussClusterExtension.builder().setNumOfTabletServers(1).build();
                 started.start();
                 cluster = started;
+                watchdog = new CoordinatorTableWatchdog(started);
                 context.getRoot()
                         .getStore(ExtensionContext.Namespace.GLOBAL)
                         .put(KEY, (ExtensionContext.Store.CloseableResource) this::stop);
@@ -58,6 +60,7 @@ public final class SharedFlussCluster implements BeforeAllCallback {
 
     private void stop() throws Exception {
         synchronized (SharedFlussCluster.class) {
+            watchdog.close();
             cluster.close();
             cluster = null;
         }

@@ -1,0 +1,221 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.catalog;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.schema.SchemaChange;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.TableCommitImpl;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.ValidationException;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Turns lake-stream mode on and off for a Paimon table, in place, in steps that are each safe to
+ * repeat, so that an enablement that stopped halfway is completed by running it again:
+ *
+ * <ol>
+ *   <li>{@link #provision}: create (or check) the stream table;
+ *   <li>{@link #recordStartOffsets}: commit a Paimon snapshot, without data, whose offsets map is
+ *       the stream table's current end of every partition-bucket (zero for a new stream table), so
+ *       that every later snapshot's offsets belong to this stream table;
+ *   <li>set {@code 'lake-stream.enabled' = 'true'} on the table, the switch writers and readers
+ *       look at, last.
+ * </ol>
+ *
+ * <p>Disabling only sets the option to {@code false}: new writes go to Paimon alone and reads read
+ * Paimon alone; the stream table stays unless it is dropped through the procedure.
+ */
+@Internal
+public final class LakeStreamEnablement {
+
+    private final Catalog catalog;
+    private final Map<String, String> catalogOptions;
+
+    /**
+     * @param catalog the Paimon catalog that holds the tables (not a lake-stream wrapper of it)
+     * @param catalogOptions the catalog's options, whose {@code lake-stream.*} entries configure
+     *     the store
+     */
+    public LakeStreamEnablement(Catalog catalog, Map<String, String> catalogOptions) {
+        this.catalog = catalog;
+        this.catalogOptions = catalogOptions;
+    }
+
+    /** Whether the table's options turn lake-stream mode on. */
+    public static boolean isEnabled(Map<String, String> tableOptions) {
+        return Boolean.parseBoolean(
+                tableOptions.getOrDefault(LakeStreamOptions.ENABLED.key(), "false"));
+    }
+
+    /**
+     * Enables lake-stream mode on {@code identifier} with {@code options} (more {@code
+     * lake-stream.*} table options, may be empty). Idempotent.
+     *
+     * @throws ValidationException naming the table and what stands in the way
+     */
+    public void enable(Identifier identifier, Map<String, String> options) {
+        FileStoreTable table = fileStoreTable(identifier).copy(options);
+        StreamTable streamTable = provision(identifier, table);
+        recordStartOffsets(identifier, table, streamTable);
+        List<SchemaChange> changes = new ArrayList<>();
+        options.forEach((k, v) -> changes.add(SchemaChange.setOption(k, v)));
+        changes.add(SchemaChange.setOption(LakeStreamOptions.ENABLED.key(), "true"));
+        alter(identifier, changes);
+    }
+
+    /** Disables lake-stream mode; drops the stream table too when asked. Idempotent. */
+    public void disable(Identifier identifier, boolean dropStreamTable) {
+        FileStoreTable table = fileStoreTable(identifier);
+        if (isEnabled(table.options())) {
+            List<SchemaChange> changes = new ArrayList<>();
+            changes.add(SchemaChange.setOption(LakeStreamOptions.ENABLED.key(), "false"));
+            alter(identifier, changes);
+        }
+        if (dropStreamTable) {
+            try (StreamStore store = openStore(table.options())) {
+                store.drop(identifier);
+            }
+        }
+    }
+
+    /** Step 1: the stream table of {@code table}, created if missing. */
+    StreamTable provision(Identifier identifier, FileStoreTable table) {
+        StreamTableSpec spec;
+        try {
+            spec = StreamTableSpec.of(identifier, table);
+        } catch (RuntimeException e) {
+            throw new ValidationException(
+                    String.format(
+                            "Cannot enable lake-stream mode on table %s: %s",
+                            identifier.getFullName(), e.getMessage()),
+                    e);
+        }
+        if (bucketFunction(table) != CoreOptions.BucketFunctionType.DEFAULT) {
+            throw new ValidationException(
+                    String.format(
+                            "Cannot enable lake-stream mode on table %s: it has '%s' = '%s', but "
+                                    + "the stream store buckets rows with Paimon's default bucket "
+                                    + "function only.",
+                            identifier.getFullName(),
+                            CoreOptions.BUCKET_FUNCTION_TYPE.key(),
+                            bucketFunction(table)));
+        }
+        try (StreamStore store = openStore(table.options())) {
+            return store.provision(spec);
+        } catch (RuntimeException e) {
+            throw new ValidationException(
+                    String.format(
+                            "Cannot enable lake-stream mode on table %s: %s",
+                            identifier.getFullName(), e.getMessage()),
+                    e);
+        }
+    }
+
+    /** Step 2: a snapshot that records the stream table's current ends as its offsets. */
+    void recordStartOffsets(Identifier identifier, FileStoreTable table, StreamTable streamTable) {
+        StreamOffsets ends;
+        try (StreamStore store = openStore(table.options())) {
+            List<PartitionBucket> all = new ArrayList<>();
+            for (BinaryRow partition : store.listPartitions(streamTable)) {
+                for (int bucket = 0; bucket < streamTable.spec().numBuckets(); bucket++) {
+                    all.add(new PartitionBucket(partition, bucket));
+                }
+            }
+            ends = StreamOffsets.of(store.listOffsets(streamTable, all, OffsetPosition.LATEST));
+        }
+        String commitUser = "lake-stream-enable-" + UUID.randomUUID();
+        try (TableCommitImpl commit = table.newCommit(commitUser).ignoreEmptyCommit(false)) {
+            ManifestCommittable committable = new ManifestCommittable(System.currentTimeMillis());
+            committable.addProperty(
+                    SnapshotOffsets.OFFSETS_PROPERTY, SnapshotOffsets.write(table, ends));
+            commit.commit(committable);
+        } catch (Exception e) {
+            throw new ValidationException(
+                    "Cannot record the start offsets of lake-stream table "
+                            + identifier.getFullName(),
+                    e);
+        }
+    }
+
+    /** The store of a table: the catalog's {@code lake-stream.*} options over the table's. */
+    public StreamStore openStore(Map<String, String> tableOptions) {
+        return StreamStoreLoader.create(
+                LakeStreamOptions.forTable(tableOptions, catalogOptions),
+                LakeStreamEnablement.class.getClassLoader());
+    }
+
+    /**
+     * The data table {@code identifier}.
+     *
+     * @throws ValidationException when it does not exist or is not a data table
+     */
+    public FileStoreTable fileStoreTable(Identifier identifier) {
+        Table table;
+        try {
+            table = catalog.getTable(identifier);
+        } catch (Catalog.TableNotExistException e) {
+            throw new ValidationException(
+                    String.format("Table %s does not exist.", identifier.getFullName()), e);
+        }
+        if (!(table instanceof FileStoreTable)) {
+            throw new ValidationException(
+                    String.format(
+                            "Table %s is not a Paimon data table; lake-stream mode needs one.",
+                            identifier.getFullName()));
+        }
+        return (FileStoreTable) table;
+    }
+
+    private void alter(Identifier identifier, List<SchemaChange> changes) {
+        try {
+            catalog.alterTable(identifier, changes, false);
+        } catch (Catalog.TableNotExistException
+                | Catalog.ColumnAlreadyExistException
+                | Catalog.ColumnNotExistException e) {
+            throw new ValidationException(
+                    "Cannot change the options of table " + identifier.getFullName(), e);
+        }
+    }
+
+    private static CoreOptions.BucketFunctionType bucketFunction(FileStoreTable table) {
+        return org.apache.paimon.options.Options.fromMap(table.options())
+                .get(CoreOptions.BUCKET_FUNCTION_TYPE);
+    }
+}

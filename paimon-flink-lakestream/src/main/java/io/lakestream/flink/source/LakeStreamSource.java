@@ -1,0 +1,314 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorState;
+import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorStateSerializer;
+import io.lakestream.flink.source.enumerator.LakeStreamSplitEnumerator;
+import io.lakestream.flink.source.reader.LakeStreamSourceReader;
+import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.flink.LogicalTypeConversion;
+import org.apache.paimon.predicate.Predicate;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.types.RowType;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+import javax.annotation.Nullable;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The hybrid source of a Paimon table in lake-stream mode: the rows of a Paimon snapshot, then, per
+ * partition-bucket, the stream store's records from the offset that snapshot recorded. Unbounded,
+ * it follows the store for as long as the job runs; bounded, it returns the freshest consistent
+ * view, merged through the table's merge engine.
+ *
+ * <pre>{@code
+ * LakeStreamSource source =
+ *         LakeStreamSource.builder()
+ *                 .setTable(fileStoreTable)
+ *                 .setOption("lake-stream.fluss.bootstrap.servers", "127.0.0.1:9123")
+ *                 .build();
+ * DataStream<RowData> rows = env.fromSource(source, WatermarkStrategy.noWatermarks(), "orders");
+ * }</pre>
+ *
+ * <p>For an unbounded read of a primary-key table the source emits the snapshot's rows as inserts
+ * and then the store's changes as they were written; {@link LakeStreamChangelog} turns them into a
+ * full changelog with the table's merge engine.
+ */
+@PublicEvolving
+public final class LakeStreamSource
+        implements Source<RowData, LakeStreamSplit, LakeStreamEnumeratorState>,
+                ResultTypeQueryable<RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final FileStoreTable table;
+    private final StreamTable streamTable;
+    private final Map<String, String> options;
+    private final boolean bounded;
+    @Nullable private final Predicate filter;
+    @Nullable private final int[] projection;
+
+    private LakeStreamSource(
+            FileStoreTable table,
+            StreamTable streamTable,
+            Map<String, String> options,
+            boolean bounded,
+            @Nullable Predicate filter,
+            @Nullable int[] projection) {
+        this.table = table;
+        this.streamTable = streamTable;
+        this.options = options;
+        this.bounded = bounded;
+        this.filter = filter;
+        this.projection = projection;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return bounded ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
+    }
+
+    @Override
+    public SourceReader<RowData, LakeStreamSplit> createReader(SourceReaderContext context) {
+        boolean readCommitted =
+                !bounded
+                        && Configuration.fromMap(options).get(LakeStreamOptions.READ_ISOLATION)
+                                == LakeStreamOptions.ReadIsolation.READ_COMMITTED;
+        return new LakeStreamSourceReader(
+                context, table, streamTable, options, filter, projection, readCommitted);
+    }
+
+    @Override
+    public SplitEnumerator<LakeStreamSplit, LakeStreamEnumeratorState> createEnumerator(
+            SplitEnumeratorContext<LakeStreamSplit> context) {
+        return enumerator(context, null);
+    }
+
+    @Override
+    public SplitEnumerator<LakeStreamSplit, LakeStreamEnumeratorState> restoreEnumerator(
+            SplitEnumeratorContext<LakeStreamSplit> context, LakeStreamEnumeratorState state) {
+        return enumerator(context, state);
+    }
+
+    private SplitEnumerator<LakeStreamSplit, LakeStreamEnumeratorState> enumerator(
+            SplitEnumeratorContext<LakeStreamSplit> context,
+            @Nullable LakeStreamEnumeratorState state) {
+        Configuration conf = Configuration.fromMap(options);
+        Map<String, String> storeOptions = options;
+        return LakeStreamSplitEnumerator.create(
+                context,
+                table,
+                streamTable,
+                filter,
+                () ->
+                        StreamStoreLoader.create(
+                                storeOptions, LakeStreamSource.class.getClassLoader()),
+                bounded,
+                conf.get(LakeStreamOptions.READ_LAKE_ONLY),
+                conf.get(LakeStreamOptions.READ_ISOLATION)
+                        == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
+                conf.get(LakeStreamOptions.READ_PARTITION_DISCOVERY_INTERVAL).toMillis(),
+                state);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<LakeStreamSplit> getSplitSerializer() {
+        return LakeStreamSplitSerializer.INSTANCE;
+    }
+
+    @Override
+    public SimpleVersionedSerializer<LakeStreamEnumeratorState>
+            getEnumeratorCheckpointSerializer() {
+        return new LakeStreamEnumeratorStateSerializer();
+    }
+
+    /** The type of the rows this source emits: the table's columns, projected. */
+    public RowType producedRowType() {
+        return projection == null ? table.rowType() : table.rowType().project(projection);
+    }
+
+    @Override
+    public TypeInformation<RowData> getProducedType() {
+        return InternalTypeInfo.of(LogicalTypeConversion.toLogicalType(producedRowType()));
+    }
+
+    public FileStoreTable table() {
+        return table;
+    }
+
+    /** This source, emitting whole rows. */
+    LakeStreamSource withoutProjection() {
+        return new LakeStreamSource(table, streamTable, options, bounded, filter, null);
+    }
+
+    @Nullable
+    int[] projection() {
+        return projection;
+    }
+
+    /** Builds a {@link LakeStreamSource}; the table is required. */
+    @PublicEvolving
+    public static final class Builder {
+
+        private FileStoreTable table;
+        private final Map<String, String> options = new HashMap<>();
+        private boolean bounded;
+        private Predicate filter;
+        private int[] projection;
+
+        private Builder() {}
+
+        /** The Paimon table to read. This is a required parameter. */
+        public Builder setTable(FileStoreTable table) {
+            this.table = table;
+            return this;
+        }
+
+        /**
+         * A lake-stream option ({@code lake-stream.read.*}, the store's client options) or a Paimon
+         * read option such as {@code scan.snapshot-id}; wins over the table's own options.
+         */
+        public Builder setOption(String key, String value) {
+            options.put(key, value);
+            return this;
+        }
+
+        public Builder setOptions(Map<String, String> options) {
+            this.options.putAll(options);
+            return this;
+        }
+
+        /** Starts from this snapshot instead of the latest. */
+        public Builder setStartingSnapshotId(long snapshotId) {
+            return setOption(CoreOptions.SCAN_SNAPSHOT_ID.key(), String.valueOf(snapshotId));
+        }
+
+        /** Starts from the latest snapshot at or before this time (epoch milliseconds). */
+        public Builder setStartingTimestamp(long epochMillis) {
+            return setOption(CoreOptions.SCAN_TIMESTAMP_MILLIS.key(), String.valueOf(epochMillis));
+        }
+
+        /**
+         * Whether the read ends: bounded, it returns the snapshot merged with the store's records
+         * up to the readable offsets taken at planning. Unbounded by default.
+         */
+        public Builder setBounded(boolean bounded) {
+            this.bounded = bounded;
+            return this;
+        }
+
+        /**
+         * A filter on the table's columns. Partition conjuncts prune partitions exactly, in the
+         * lake and in the store; for append tables the rest is applied exactly too; for primary-key
+         * tables it only lets Paimon skip files, as Paimon's own source does.
+         */
+        public Builder setFilter(Predicate filter) {
+            this.filter = filter;
+            return this;
+        }
+
+        /** The indexes of the table's columns to emit, in this order. */
+        public Builder setProjection(int[] projection) {
+            this.projection = projection.clone();
+            return this;
+        }
+
+        public LakeStreamSource build() {
+            if (table == null) {
+                throw new IllegalArgumentException("Table is required but not provided.");
+            }
+            String name = table.fullName();
+            if (!Boolean.parseBoolean(
+                    table.options().getOrDefault(LakeStreamOptions.ENABLED.key(), "false"))) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s is not in lake-stream mode: set '%s' = 'true' on it, or "
+                                        + "read it with Paimon's own source.",
+                                name, LakeStreamOptions.ENABLED.key()));
+            }
+            Map<String, String> merged = LakeStreamOptions.forTable(table.options(), options);
+            Configuration conf = Configuration.fromMap(merged);
+            boolean lakeOnly = conf.get(LakeStreamOptions.READ_LAKE_ONLY);
+            conf.get(LakeStreamOptions.READ_ISOLATION);
+            conf.get(LakeStreamOptions.READ_PARTITION_DISCOVERY_INTERVAL);
+            if (lakeOnly && !bounded) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s: '%s' = 'true' reads one Paimon snapshot and ends; it "
+                                        + "needs a bounded read. Read the table with Paimon's own "
+                                        + "source to follow its snapshots.",
+                                name, LakeStreamOptions.READ_LAKE_ONLY.key()));
+            }
+            if (projection != null) {
+                for (int index : projection) {
+                    if (index < 0 || index >= table.rowType().getFieldCount()) {
+                        throw new IllegalArgumentException(
+                                String.format(
+                                        "Projection index %d is out of the %d columns of table %s.",
+                                        index, table.rowType().getFieldCount(), name));
+                    }
+                }
+            }
+            Map<String, String> paimonOptions = new HashMap<>();
+            options.forEach(
+                    (k, v) -> {
+                        if (!k.startsWith(LakeStreamOptions.PREFIX)) {
+                            paimonOptions.put(k, v);
+                        }
+                    });
+            FileStoreTable read = paimonOptions.isEmpty() ? table : table.copy(paimonOptions);
+            StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), read);
+            StreamTable streamTable;
+            try (StreamStore store =
+                    StreamStoreLoader.create(merged, LakeStreamSource.class.getClassLoader())) {
+                streamTable = store.get(spec);
+            }
+            return new LakeStreamSource(read, streamTable, merged, bounded, filter, projection);
+        }
+    }
+}

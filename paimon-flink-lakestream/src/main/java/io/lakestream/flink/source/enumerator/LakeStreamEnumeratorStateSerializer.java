@@ -1,0 +1,100 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.enumerator;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
+
+import org.apache.paimon.io.DataInputViewStreamWrapper;
+import org.apache.paimon.io.DataOutputViewStreamWrapper;
+import org.apache.paimon.utils.SerializationUtils;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Serializes {@link LakeStreamEnumeratorState}. Version 1: the planned partition-buckets (partition
+ * row, bucket), then the unassigned splits, each with the split serializer's version.
+ */
+@Internal
+public final class LakeStreamEnumeratorStateSerializer
+        implements SimpleVersionedSerializer<LakeStreamEnumeratorState> {
+
+    public static final int VERSION_1 = 1;
+
+    @Override
+    public int getVersion() {
+        return VERSION_1;
+    }
+
+    @Override
+    public byte[] serialize(LakeStreamEnumeratorState state) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputViewStreamWrapper out = new DataOutputViewStreamWrapper(bytes);
+        out.writeInt(state.planned().size());
+        for (PartitionBucket pb : state.planned()) {
+            SerializationUtils.serializeBinaryRow(pb.partition(), out);
+            out.writeInt(pb.bucket());
+        }
+        out.writeInt(state.unassigned().size());
+        for (LakeStreamSplit split : state.unassigned()) {
+            byte[] serialized = LakeStreamSplitSerializer.INSTANCE.serialize(split);
+            out.writeInt(LakeStreamSplitSerializer.INSTANCE.getVersion());
+            out.writeInt(serialized.length);
+            out.write(serialized);
+        }
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    @Override
+    public LakeStreamEnumeratorState deserialize(int version, byte[] serialized)
+            throws IOException {
+        if (version != VERSION_1) {
+            throw new IOException(
+                    "Unknown version "
+                            + version
+                            + " of a lake-stream enumerator state; this reader knows 1.");
+        }
+        DataInputViewStreamWrapper in =
+                new DataInputViewStreamWrapper(new ByteArrayInputStream(serialized));
+        int plannedCount = in.readInt();
+        List<PartitionBucket> planned = new ArrayList<>(plannedCount);
+        for (int i = 0; i < plannedCount; i++) {
+            planned.add(
+                    new PartitionBucket(SerializationUtils.deserializeBinaryRow(in), in.readInt()));
+        }
+        int unassignedCount = in.readInt();
+        List<LakeStreamSplit> unassigned = new ArrayList<>(unassignedCount);
+        for (int i = 0; i < unassignedCount; i++) {
+            int splitVersion = in.readInt();
+            byte[] bytes = new byte[in.readInt()];
+            in.readFully(bytes);
+            unassigned.add(LakeStreamSplitSerializer.INSTANCE.deserialize(splitVersion, bytes));
+        }
+        return new LakeStreamEnumeratorState(planned, unassigned);
+    }
+}

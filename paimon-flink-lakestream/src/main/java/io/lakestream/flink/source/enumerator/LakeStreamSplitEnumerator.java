@@ -1,0 +1,286 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.enumerator;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.source.split.CommittedOffsetsEvent;
+import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamStore;
+
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.table.FileStoreTable;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.util.FlinkRuntimeException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Plans the read once, then assigns each partition-bucket's split to a fixed reader (the same one
+ * after a restore, so a reader's splits never move while it runs) and, for an unbounded read, looks
+ * for partitions that appear in the store later and adds a split for each of their buckets whose
+ * log starts at offset 0: everything such a partition holds came after the snapshot.
+ */
+@Internal
+public final class LakeStreamSplitEnumerator
+        implements SplitEnumerator<LakeStreamSplit, LakeStreamEnumeratorState> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LakeStreamSplitEnumerator.class);
+
+    private final SplitEnumeratorContext<LakeStreamSplit> context;
+    private final LakeStreamSplitPlanner planner;
+    private final Supplier<StreamStore> storeSupplier;
+    @Nullable private final LakeStreamSplitPlanner.LogStop logStop;
+    private final boolean bounded;
+    private final boolean lakeOnly;
+    private final long discoveryIntervalMillis;
+
+    /** How often an unbounded read-committed read looks for a new Paimon snapshot. */
+    private static final long COMMITTED_OFFSETS_INTERVAL_MILLIS = 1_000;
+
+    /** The table whose committed offsets readers follow, for an unbounded read-committed read. */
+    @Nullable private final FileStoreTable committedOffsetsOf;
+
+    @Nullable private StreamOffsets lastCommitted;
+
+    private final Set<PartitionBucket> planned;
+    private final Map<Integer, List<LakeStreamSplit>> pending = new HashMap<>();
+    private boolean initialPlanDone;
+    @Nullable private StreamStore store;
+
+    LakeStreamSplitEnumerator(
+            SplitEnumeratorContext<LakeStreamSplit> context,
+            LakeStreamSplitPlanner planner,
+            Supplier<StreamStore> storeSupplier,
+            @Nullable LakeStreamSplitPlanner.LogStop logStop,
+            boolean bounded,
+            boolean lakeOnly,
+            long discoveryIntervalMillis,
+            @Nullable FileStoreTable committedOffsetsOf,
+            @Nullable LakeStreamEnumeratorState restored) {
+        this.context = context;
+        this.committedOffsetsOf = committedOffsetsOf;
+        this.planner = planner;
+        this.storeSupplier = storeSupplier;
+        this.logStop = logStop;
+        this.bounded = bounded;
+        this.lakeOnly = lakeOnly;
+        this.discoveryIntervalMillis = discoveryIntervalMillis;
+        this.planned = new LinkedHashSet<>();
+        if (restored != null) {
+            planned.addAll(restored.planned());
+            addPending(restored.unassigned());
+            initialPlanDone = !restored.planned().isEmpty();
+        }
+    }
+
+    /** Creates the enumerator of a source; see {@code LakeStreamSource}. */
+    public static LakeStreamSplitEnumerator create(
+            SplitEnumeratorContext<LakeStreamSplit> context,
+            org.apache.paimon.table.FileStoreTable table,
+            io.lakestream.flink.store.StreamTable streamTable,
+            @Nullable org.apache.paimon.predicate.Predicate filter,
+            Supplier<StreamStore> storeSupplier,
+            boolean bounded,
+            boolean lakeOnly,
+            boolean readCommitted,
+            long discoveryIntervalMillis,
+            @Nullable LakeStreamEnumeratorState restored) {
+        LakeStreamSplitPlanner planner = new LakeStreamSplitPlanner(table, streamTable, filter);
+        LakeStreamSplitPlanner.LogStop logStop = null;
+        if (bounded) {
+            logStop =
+                    lakeOnly || readCommitted
+                            ? LakeStreamSplitPlanner.LogStop.snapshotOffsets()
+                            : null; // the store's ends, set once the store is open
+        }
+        return new LakeStreamSplitEnumerator(
+                context,
+                planner,
+                storeSupplier,
+                logStop,
+                bounded,
+                lakeOnly,
+                discoveryIntervalMillis,
+                !bounded && !lakeOnly && readCommitted ? table : null,
+                restored);
+    }
+
+    @Override
+    public void start() {
+        if (!lakeOnly) {
+            store = storeSupplier.get();
+        }
+        if (!initialPlanDone) {
+            context.callAsync(this::planInitial, this::onPlanned);
+        }
+        if (!bounded && !lakeOnly) {
+            context.callAsync(
+                    this::discover,
+                    this::onPlanned,
+                    discoveryIntervalMillis,
+                    discoveryIntervalMillis);
+        }
+        if (committedOffsetsOf != null) {
+            context.callAsync(
+                    () -> SnapshotOffsets.ofLatestSnapshot(committedOffsetsOf),
+                    this::onCommitted,
+                    0,
+                    COMMITTED_OFFSETS_INTERVAL_MILLIS);
+        }
+    }
+
+    private void onCommitted(Optional<StreamOffsets> offsets, Throwable error) {
+        if (error != null) {
+            throw new FlinkRuntimeException(
+                    "Cannot read the committed offsets of " + committedOffsetsOf.fullName(), error);
+        }
+        if (offsets.isPresent() && !offsets.get().equals(lastCommitted)) {
+            lastCommitted = offsets.get();
+            LOG.debug(
+                    "Committed offsets of {} advanced; telling {} readers.",
+                    committedOffsetsOf.fullName(),
+                    context.registeredReaders().size());
+            for (int reader : context.registeredReaders().keySet()) {
+                context.sendEventToSourceReader(reader, new CommittedOffsetsEvent(lastCommitted));
+            }
+        }
+    }
+
+    private List<LakeStreamSplit> planInitial() {
+        LakeStreamSplitPlanner.LogStop stop = logStop;
+        if (bounded && stop == null) {
+            stop = LakeStreamSplitPlanner.LogStop.storeEnds(store, planner.streamTable());
+        }
+        return planner.plan(lakeOnly ? null : store, stop).splits;
+    }
+
+    /** The splits of partition-buckets that appeared in the store since the last look. */
+    private List<LakeStreamSplit> discover() {
+        if (!initialPlanDone) {
+            return Collections.emptyList();
+        }
+        List<BinaryRow> partitions = store.listPartitions(planner.streamTable());
+        List<LakeStreamSplit> splits = new ArrayList<>();
+        for (PartitionBucket pb : planner.partitionBuckets(partitions)) {
+            if (!planned.contains(pb)) {
+                splits.add(
+                        LakeStreamSplit.of(
+                                pb, Collections.emptyList(), 0, StreamReader.NO_STOP_OFFSET));
+            }
+        }
+        return splits;
+    }
+
+    private void onPlanned(List<LakeStreamSplit> splits, Throwable error) {
+        if (error != null) {
+            throw new FlinkRuntimeException(
+                    "Cannot plan the splits of lake-stream table " + planner.streamTable().spec(),
+                    error);
+        }
+        List<LakeStreamSplit> fresh = new ArrayList<>();
+        for (LakeStreamSplit split : splits) {
+            if (planned.add(split.partitionBucket())) {
+                fresh.add(split);
+            }
+        }
+        if (!initialPlanDone) {
+            initialPlanDone = true;
+        } else if (!fresh.isEmpty()) {
+            LOG.info(
+                    "Discovered {} new partition-buckets of {} in the stream store.",
+                    fresh.size(),
+                    planner.streamTable().spec());
+        }
+        addPending(fresh);
+        assignPending();
+    }
+
+    private void addPending(List<LakeStreamSplit> splits) {
+        int readers = context.currentParallelism();
+        for (LakeStreamSplit split : splits) {
+            int owner = Math.floorMod(split.partitionBucket().hashCode(), readers);
+            pending.computeIfAbsent(owner, k -> new ArrayList<>()).add(split);
+        }
+    }
+
+    private void assignPending() {
+        for (int reader : context.registeredReaders().keySet()) {
+            List<LakeStreamSplit> splits = pending.remove(reader);
+            if (splits != null && !splits.isEmpty()) {
+                for (LakeStreamSplit split : splits) {
+                    context.assignSplit(split, reader);
+                }
+            }
+            if (bounded && initialPlanDone) {
+                context.signalNoMoreSplits(reader);
+            }
+        }
+    }
+
+    @Override
+    public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {
+        // splits are pushed to their owners
+    }
+
+    @Override
+    public void addSplitsBack(List<LakeStreamSplit> splits, int subtaskId) {
+        pending.computeIfAbsent(subtaskId, k -> new ArrayList<>()).addAll(splits);
+    }
+
+    @Override
+    public void addReader(int subtaskId) {
+        assignPending();
+        if (lastCommitted != null) {
+            context.sendEventToSourceReader(subtaskId, new CommittedOffsetsEvent(lastCommitted));
+        }
+    }
+
+    @Override
+    public LakeStreamEnumeratorState snapshotState(long checkpointId) {
+        List<LakeStreamSplit> unassigned = new ArrayList<>();
+        pending.values().forEach(unassigned::addAll);
+        return new LakeStreamEnumeratorState(planned, unassigned);
+    }
+
+    @Override
+    public void close() {
+        if (store != null) {
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,245 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.enumerator;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamTable;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.partition.PartitionPredicate;
+import org.apache.paimon.predicate.Predicate;
+import org.apache.paimon.predicate.PredicateBuilder;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
+
+import org.apache.flink.annotation.Internal;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Plans the splits of a read: picks the Paimon snapshot, plans its data splits with Paimon's own
+ * scan (filter and partition pruning included), reads the snapshot's offsets map, and makes one
+ * {@link LakeStreamSplit} per partition-bucket of the snapshot, of its offsets map and of the
+ * stream store. A partition-bucket's log always starts at the offset the snapshot recorded for it,
+ * whether or not the filter left lake splits for it: it never starts from the earliest offset
+ * because a predicate pruned its lake part.
+ */
+@Internal
+final class LakeStreamSplitPlanner {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LakeStreamSplitPlanner.class);
+
+    /** What the planner found: the snapshot and a split per partition-bucket. */
+    static final class Plan {
+        @Nullable final Long snapshotId;
+        final List<LakeStreamSplit> splits;
+
+        Plan(@Nullable Long snapshotId, List<LakeStreamSplit> splits) {
+            this.snapshotId = snapshotId;
+            this.splits = splits;
+        }
+    }
+
+    private final FileStoreTable table;
+    private final StreamTable streamTable;
+    @Nullable private final Predicate filter;
+    @Nullable private final PartitionPredicate partitionFilter;
+
+    LakeStreamSplitPlanner(
+            FileStoreTable table, StreamTable streamTable, @Nullable Predicate filter) {
+        this.table = table;
+        this.streamTable = streamTable;
+        this.filter = filter;
+        Predicate onPartitions =
+                filter == null || table.partitionKeys().isEmpty() ? null : partitionPart(filter);
+        this.partitionFilter =
+                onPartitions == null
+                        ? null
+                        : PartitionPredicate.fromPredicate(
+                                table.schema().logicalPartitionType(), onPartitions);
+    }
+
+    /**
+     * The conjuncts of {@code filter} on partition columns only, on the partition row's fields, or
+     * null.
+     */
+    @Nullable
+    private Predicate partitionPart(Predicate filter) {
+        return PredicateBuilder.splitAndByPartition(
+                        filter,
+                        PredicateBuilder.fieldIdxToPartitionIdx(
+                                table.rowType(), table.partitionKeys()))
+                .getLeft()
+                .stream()
+                .reduce(PredicateBuilder::and)
+                .orElse(null);
+    }
+
+    StreamTable streamTable() {
+        return streamTable;
+    }
+
+    /** Whether the read keeps the partition. */
+    boolean keeps(BinaryRow partition) {
+        return partitionFilter == null || partitionFilter.test(partition);
+    }
+
+    /**
+     * Plans the read.
+     *
+     * @param store the stream store, or null for a read of the lake alone
+     * @param logStop per partition-bucket: the log's stop offset for a bounded read, given the
+     *     snapshot's offsets and the store; null for an unbounded read
+     */
+    Plan plan(@Nullable StreamStore store, @Nullable LogStop logStop) {
+        Snapshot snapshot = startingSnapshot();
+        Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
+        StreamOffsets offsets = StreamOffsets.empty();
+        if (snapshot != null) {
+            FileStoreTable at =
+                    table.copyWithoutTimeTravel(
+                            Collections.singletonMap(
+                                    CoreOptions.SCAN_SNAPSHOT_ID.key(),
+                                    String.valueOf(snapshot.id())));
+            ReadBuilder read = at.newReadBuilder();
+            if (filter != null) {
+                read.withFilter(filter);
+            }
+            for (Split split : read.newScan().plan().splits()) {
+                DataSplit data = (DataSplit) split;
+                lake.computeIfAbsent(
+                                new PartitionBucket(data.partition(), data.bucket()),
+                                pb -> new ArrayList<>())
+                        .add(data);
+            }
+            offsets = SnapshotOffsets.ofSnapshot(table, snapshot.id()).orElse(offsets);
+        }
+        Set<PartitionBucket> all = new LinkedHashSet<>(lake.keySet());
+        for (PartitionBucket pb : offsets.asMap().keySet()) {
+            if (keeps(pb.partition())) {
+                all.add(pb);
+            }
+        }
+        if (store != null) {
+            all.addAll(partitionBuckets(store.listPartitions(streamTable)));
+        }
+        Map<PartitionBucket, Long> stops =
+                logStop == null ? null : logStop.stopOffsets(offsets, all);
+        List<LakeStreamSplit> splits = new ArrayList<>();
+        for (PartitionBucket pb : all) {
+            long start = offsets.offsetOr(pb, 0L);
+            long stop = stops == null ? StreamReader.NO_STOP_OFFSET : stops.getOrDefault(pb, start);
+            splits.add(
+                    LakeStreamSplit.of(
+                            pb, lake.getOrDefault(pb, Collections.emptyList()), start, stop));
+        }
+        LOG.info(
+                "Planned {} partition-buckets of {} from snapshot {} ({} with lake data).",
+                splits.size(),
+                table.fullName(),
+                snapshot == null ? "none" : snapshot.id(),
+                lake.size());
+        return new Plan(snapshot == null ? null : snapshot.id(), splits);
+    }
+
+    /** Every bucket of each of {@code partitions} that the read keeps. */
+    List<PartitionBucket> partitionBuckets(Collection<BinaryRow> partitions) {
+        List<PartitionBucket> result = new ArrayList<>();
+        for (BinaryRow partition : partitions) {
+            if (keeps(partition)) {
+                for (int bucket = 0; bucket < streamTable.spec().numBuckets(); bucket++) {
+                    result.add(new PartitionBucket(partition, bucket));
+                }
+            }
+        }
+        return result;
+    }
+
+    /**
+     * The snapshot the read starts from: Paimon's {@code scan.snapshot-id} or {@code
+     * scan.timestamp-millis} of the table's (dynamic) options, else the latest; null for a table
+     * without snapshots.
+     */
+    @Nullable
+    private Snapshot startingSnapshot() {
+        CoreOptions options = table.coreOptions();
+        Long id = options.scanSnapshotId();
+        if (id != null) {
+            if (!table.snapshotManager().snapshotExists(id)) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s has no snapshot %d ('%s').",
+                                table.fullName(), id, CoreOptions.SCAN_SNAPSHOT_ID.key()));
+            }
+            return table.snapshotManager().snapshot(id);
+        }
+        Long timestamp = options.scanTimestampMills();
+        if (timestamp != null) {
+            Snapshot snapshot = table.snapshotManager().earlierOrEqualTimeMills(timestamp);
+            if (snapshot == null) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s has no snapshot at or before %d ('%s').",
+                                table.fullName(),
+                                timestamp,
+                                CoreOptions.SCAN_TIMESTAMP_MILLIS.key()));
+            }
+            return snapshot;
+        }
+        return table.snapshotManager().latestSnapshot();
+    }
+
+    /** Where the log of each partition-bucket of a bounded read stops. */
+    interface LogStop {
+        Map<PartitionBucket, Long> stopOffsets(
+                StreamOffsets snapshotOffsets, Collection<PartitionBucket> partitionBuckets);
+
+        /** Up to the records the store holds at planning (read-uncommitted). */
+        static LogStop storeEnds(StreamStore store, StreamTable table) {
+            return (offsets, pbs) -> store.listOffsets(table, pbs, OffsetPosition.LATEST);
+        }
+
+        /** Up to the snapshot's own offsets: nothing beyond what it committed. */
+        static LogStop snapshotOffsets() {
+            return (offsets, pbs) -> offsets.asMap();
+        }
+    }
+}

@@ -1,0 +1,149 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.split;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.store.StreamReader;
+
+import org.apache.paimon.table.source.DataSplit;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceSplit;
+
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * All of one partition-bucket: the Paimon data splits of the snapshot the read started from, then
+ * the stream store's log of the same partition-bucket from the offset that snapshot recorded. One
+ * reader reads both, the lake part first, so the switch from lake to log happens per
+ * partition-bucket (invariant 8) and a primary key's lake row always comes before its changes.
+ *
+ * <p>Progress is kept in the split: how many records of the lake part were emitted (a restore skips
+ * them, as Paimon's own source does) and the next log offset. A split whose log has a stop offset
+ * is finished when it reaches it; without one it is read for as long as the job runs.
+ */
+@Internal
+public final class LakeStreamSplit implements SourceSplit {
+
+    private final PartitionBucket partitionBucket;
+    private final List<DataSplit> lakeSplits;
+    private final long lakeRecordsEmitted;
+    private final boolean lakeFinished;
+    private final long nextLogOffset;
+    private final long logStopOffset;
+
+    public LakeStreamSplit(
+            PartitionBucket partitionBucket,
+            List<DataSplit> lakeSplits,
+            long lakeRecordsEmitted,
+            boolean lakeFinished,
+            long nextLogOffset,
+            long logStopOffset) {
+        this.partitionBucket = Objects.requireNonNull(partitionBucket);
+        this.lakeSplits = Collections.unmodifiableList(lakeSplits);
+        this.lakeRecordsEmitted = lakeRecordsEmitted;
+        this.lakeFinished = lakeFinished || lakeSplits.isEmpty();
+        this.nextLogOffset = nextLogOffset;
+        this.logStopOffset = logStopOffset;
+    }
+
+    /** A split that has not been read yet. */
+    public static LakeStreamSplit of(
+            PartitionBucket partitionBucket,
+            List<DataSplit> lakeSplits,
+            long logStartOffset,
+            long logStopOffset) {
+        return new LakeStreamSplit(
+                partitionBucket, lakeSplits, 0, false, logStartOffset, logStopOffset);
+    }
+
+    /** The split id: the partition-bucket, unique within a read. */
+    public static String splitId(PartitionBucket pb) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(pb.partition().toBytes())
+                + "-"
+                + pb.bucket();
+    }
+
+    @Override
+    public String splitId() {
+        return splitId(partitionBucket);
+    }
+
+    public PartitionBucket partitionBucket() {
+        return partitionBucket;
+    }
+
+    public List<DataSplit> lakeSplits() {
+        return lakeSplits;
+    }
+
+    public long lakeRecordsEmitted() {
+        return lakeRecordsEmitted;
+    }
+
+    public boolean lakeFinished() {
+        return lakeFinished;
+    }
+
+    public long nextLogOffset() {
+        return nextLogOffset;
+    }
+
+    /** The exclusive end of the log part, or {@link StreamReader#NO_STOP_OFFSET}. */
+    public long logStopOffset() {
+        return logStopOffset;
+    }
+
+    public boolean isBounded() {
+        return logStopOffset != StreamReader.NO_STOP_OFFSET;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof LakeStreamSplit)) {
+            return false;
+        }
+        LakeStreamSplit that = (LakeStreamSplit) o;
+        return lakeRecordsEmitted == that.lakeRecordsEmitted
+                && lakeFinished == that.lakeFinished
+                && nextLogOffset == that.nextLogOffset
+                && logStopOffset == that.logStopOffset
+                && partitionBucket.equals(that.partitionBucket)
+                && lakeSplits.equals(that.lakeSplits);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(partitionBucket, lakeRecordsEmitted, nextLogOffset, logStopOffset);
+    }
+
+    @Override
+    public String toString() {
+        return String.format(
+                "LakeStreamSplit{%s, %d lake splits, %s, log from %d%s}",
+                partitionBucket,
+                lakeSplits.size(),
+                lakeFinished ? "lake done" : lakeRecordsEmitted + " lake records emitted",
+                nextLogOffset,
+                isBounded() ? " to " + logStopOffset : "");
+    }
+}

@@ -1,0 +1,145 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.split;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.store.StreamReader;
+
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryRowWriter;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.manifest.FileSource;
+import org.apache.paimon.stats.SimpleStats;
+import org.apache.paimon.table.source.DataSplit;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Collections;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Round trips of lake-stream splits through every version of their serializer. */
+class LakeStreamSplitSerializerTest {
+
+    static BinaryRow partition(String value, int number) {
+        BinaryRow row = new BinaryRow(2);
+        BinaryRowWriter writer = new BinaryRowWriter(row);
+        writer.writeString(0, BinaryString.fromString(value));
+        writer.writeInt(1, number);
+        writer.complete();
+        return row;
+    }
+
+    static DataSplit dataSplit(BinaryRow partition, int bucket, String file) {
+        DataFileMeta meta =
+                DataFileMeta.forAppend(
+                        file,
+                        1024,
+                        10,
+                        SimpleStats.EMPTY_STATS,
+                        0,
+                        9,
+                        1,
+                        Collections.emptyList(),
+                        null,
+                        FileSource.APPEND,
+                        null,
+                        null,
+                        null,
+                        null);
+        return DataSplit.builder()
+                .withSnapshot(3)
+                .withPartition(partition)
+                .withBucket(bucket)
+                .withBucketPath("dt=x/bucket-" + bucket)
+                .withDataFiles(Collections.singletonList(meta))
+                .rawConvertible(true)
+                .build();
+    }
+
+    @Test
+    void aSplitWithLakeDataAndProgressRoundTrips() throws IOException {
+        BinaryRow partition = partition("2026-12-02", 7);
+        LakeStreamSplit split =
+                new LakeStreamSplit(
+                        new PartitionBucket(partition, 3),
+                        Arrays.asList(
+                                dataSplit(partition, 3, "data-1.parquet"),
+                                dataSplit(partition, 3, "data-2.parquet")),
+                        17,
+                        false,
+                        120,
+                        StreamReader.NO_STOP_OFFSET);
+        LakeStreamSplitSerializer serializer = LakeStreamSplitSerializer.INSTANCE;
+        LakeStreamSplit back =
+                serializer.deserialize(serializer.getVersion(), serializer.serialize(split));
+        assertThat(back).isEqualTo(split);
+        assertThat(back.splitId()).isEqualTo(split.splitId());
+        assertThat(back.isBounded()).isFalse();
+        assertThat(back.lakeSplits()).hasSize(2);
+    }
+
+    @Test
+    void aLogOnlyBoundedSplitRoundTripsAsVersionOne() throws IOException {
+        LakeStreamSplit split =
+                LakeStreamSplit.of(
+                        PartitionBucket.ofUnpartitioned(0), Collections.emptyList(), 5, 9);
+        LakeStreamSplitSerializer serializer = LakeStreamSplitSerializer.INSTANCE;
+        byte[] bytes = serializer.serialize(split);
+        LakeStreamSplit back = serializer.deserialize(LakeStreamSplitSerializer.VERSION_1, bytes);
+        assertThat(back).isEqualTo(split);
+        assertThat(back.lakeFinished()).as("no lake part").isTrue();
+        assertThat(back.logStopOffset()).isEqualTo(9);
+    }
+
+    @Test
+    void anUnknownVersionIsRefused() {
+        assertThatThrownBy(() -> LakeStreamSplitSerializer.INSTANCE.deserialize(99, new byte[0]))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("Unknown version 99");
+    }
+
+    @Test
+    void splitIdsDifferPerPartitionBucket() {
+        assertThat(LakeStreamSplit.splitId(new PartitionBucket(partition("a", 1), 0)))
+                .isNotEqualTo(LakeStreamSplit.splitId(new PartitionBucket(partition("a", 1), 1)))
+                .isNotEqualTo(LakeStreamSplit.splitId(new PartitionBucket(partition("a", 2), 0)));
+    }
+
+    @Test
+    void stateProgressBecomesTheSplitOfACheckpoint() {
+        LakeStreamSplit split =
+                LakeStreamSplit.of(
+                        PartitionBucket.ofUnpartitioned(1),
+                        Collections.singletonList(dataSplit(BinaryRow.EMPTY_ROW, 1, "f")),
+                        40,
+                        StreamReader.NO_STOP_OFFSET);
+        LakeStreamSplitState state = new LakeStreamSplitState(split);
+        state.lakeRecordEmitted(6);
+        assertThat(state.toSplit().lakeRecordsEmitted()).isEqualTo(6);
+        assertThat(state.toSplit().lakeFinished()).isFalse();
+        state.logRecordPassed(44);
+        assertThat(state.toSplit().lakeFinished()).isTrue();
+        assertThat(state.toSplit().nextLogOffset()).isEqualTo(45);
+    }
+}
