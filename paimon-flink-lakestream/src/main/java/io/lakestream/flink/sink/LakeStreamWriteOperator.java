@@ -213,12 +213,20 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                                     "The stream store holds %d records of %s of table %s, fewer "
                                             + "than the %d that were committed: the stream table "
                                             + "lost records.",
-                                    end, pb, streamTable.spec(), base));
+                                    end,
+                                    streamTable.spec().describe(pb),
+                                    streamTable.spec(),
+                                    base));
                 }
                 if (end > base) {
                     AbortedRange fence = new AbortedRange(pb, base, end);
                     fences.record(fence);
-                    LOG.info("Fenced {} of {} before writing again.", fence, streamTable);
+                    LOG.info(
+                            "Fenced offsets [{}, {}) of {} of table {} before writing again.",
+                            base,
+                            end,
+                            streamTable.spec().describe(pb),
+                            streamTable.spec());
                 }
             }
         }

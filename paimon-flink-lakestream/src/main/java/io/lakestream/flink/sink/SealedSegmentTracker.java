@@ -85,7 +85,7 @@ final class SealedSegmentTracker {
                                                 + "%s, but this writer expected %d. Another job "
                                                 + "(or another sink) writes the same lake-stream "
                                                 + "table; only one may.",
-                                        actual, pb, table.spec(), expected));
+                                        actual, table.spec().describe(pb), table.spec(), expected));
                     }
                     endOffsets.put(pb, expected);
                 });

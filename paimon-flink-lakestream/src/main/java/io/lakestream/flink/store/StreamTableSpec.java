@@ -18,7 +18,10 @@
 
 package io.lakestream.flink.store;
 
+import io.lakestream.flink.offsets.PartitionBucket;
+
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.RowType;
@@ -96,6 +99,25 @@ public final class StreamTableSpec implements Serializable {
 
     public RowType rowType() {
         return rowType;
+    }
+
+    /**
+     * A partition-bucket of this table for people: its partition values by key, then the bucket,
+     * for example {@code dt=2025-06-01, bucket 3}.
+     */
+    public String describe(PartitionBucket partitionBucket) {
+        if (partitionKeys.isEmpty()) {
+            return "bucket " + partitionBucket.bucket();
+        }
+        RowType partitionType = rowType.project(partitionKeys);
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < partitionKeys.size(); i++) {
+            Object value =
+                    InternalRow.createFieldGetter(partitionType.getTypeAt(i), i)
+                            .getFieldOrNull(partitionBucket.partition());
+            text.append(partitionKeys.get(i)).append('=').append(value).append(", ");
+        }
+        return text.append("bucket ").append(partitionBucket.bucket()).toString();
     }
 
     public List<String> partitionKeys() {

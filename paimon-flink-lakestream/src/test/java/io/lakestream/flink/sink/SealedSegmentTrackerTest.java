@@ -130,7 +130,7 @@ class SealedSegmentTrackerTest {
 
         assertThatThrownBy(() -> tracker.checkSealed(Map.of(pb, 107L)))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(pb.toString())
+                .hasMessageContaining("dt=2024-01-01, bucket 2")
                 .hasMessageContaining("107")
                 .hasMessageContaining("expected 105")
                 .hasMessageContaining("db.t")
@@ -148,7 +148,7 @@ class SealedSegmentTrackerTest {
 
         assertThatThrownBy(() -> tracker.checkSealed(Map.of(other, 3L)))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(pb.toString())
+                .hasMessageContaining("dt=2024-01-01, bucket 1")
                 .hasMessageContaining("expected 3");
     }
 
