@@ -25,6 +25,7 @@ import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -197,20 +198,10 @@ class LakeStreamSinkITCase {
                                     org.apache.paimon.data.BinaryRow.singleColumn(dt), b));
                 }
             }
-            long deadline = System.currentTimeMillis() + 60_000;
-            long visible = 0;
-            while (visible < 100 && System.currentTimeMillis() < deadline) {
-                Thread.sleep(200);
-                visible =
-                        tables
-                                .store
-                                .listOffsets(streamTable, all, OffsetPosition.LATEST)
-                                .values()
-                                .stream()
-                                .mapToLong(Long::longValue)
-                                .sum();
-            }
-            assertThat(visible).as("records readable in the store").isGreaterThanOrEqualTo(100);
+            Await.until(() -> stored(streamTable, all) >= 100, "records are readable in the store");
+            assertThat(stored(streamTable, all))
+                    .as("records readable in the store")
+                    .isGreaterThanOrEqualTo(100);
             assertThat(table.snapshotManager().latestSnapshotId())
                     .as("no Paimon snapshot yet: no checkpoint has completed")
                     .isNull();
@@ -289,10 +280,7 @@ class LakeStreamSinkITCase {
                         "rows");
         SinkTestTables.sink(table).sinkFrom(input);
         JobClient job = env.executeAsync("tm restart");
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (tables.latestSnapshotId("tm_restart") < 2 && System.currentTimeMillis() < deadline) {
-            Thread.sleep(50);
-        }
+        Await.until(() -> tables.latestSnapshotId("tm_restart") >= 2, "two snapshots");
         assertThat(tables.latestSnapshotId("tm_restart"))
                 .as("snapshots before the restart")
                 .isGreaterThan(1);
@@ -372,5 +360,15 @@ class LakeStreamSinkITCase {
                                         .setOptions(SharedFlussCluster.lakeStreamOptions())
                                         .build())
                 .hasMessageContaining("does not exist");
+    }
+
+    private static long stored(StreamTable streamTable, List<PartitionBucket> partitionBuckets) {
+        return tables
+                .store
+                .listOffsets(streamTable, partitionBuckets, OffsetPosition.LATEST)
+                .values()
+                .stream()
+                .mapToLong(Long::longValue)
+                .sum();
     }
 }

@@ -26,6 +26,7 @@ import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -107,19 +108,19 @@ class LakeStreamSinkOutageITCase {
                 .sinkFrom(input);
         JobClient job = env.executeAsync("outage");
         Identifier identifier = tables.identifier("outage");
-        SinkTestTables.waitUntil(
+        Await.until(
                 () -> tables.latestSnapshotId("outage") >= 2, "two snapshots before the outage");
 
         SharedFlussCluster.cluster().stopTabletServer(0);
         String failure;
         try {
-            SinkTestTables.waitUntil(
+            Await.until(
                     () -> failureInfo(miniCluster, job) != null,
                     "the job fails while the store is down");
             ErrorInfo first = failureInfo(miniCluster, job);
             failure = first.getExceptionAsString();
             // the restarted job fails again while the store is still down
-            SinkTestTables.waitUntil(
+            Await.until(
                     () -> failureInfo(miniCluster, job).getTimestamp() > first.getTimestamp(),
                     "the restarted job fails again");
         } finally {

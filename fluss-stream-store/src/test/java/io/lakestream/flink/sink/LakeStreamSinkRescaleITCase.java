@@ -25,6 +25,7 @@ import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -180,10 +181,9 @@ class LakeStreamSinkRescaleITCase {
                         savepoint,
                         "abandoned");
         long target = total(savepointOffsets) + 300;
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-        while (total(storeEnds(streamTable)) < target && System.currentTimeMillis() < deadline) {
-            Thread.sleep(50);
-        }
+        Await.until(
+                () -> total(storeEnds(streamTable)) >= target,
+                "the abandoned restore wrote to the store");
         abandoned.cancel().get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         awaitTerminal(abandoned);
         Map<PartitionBucket, Long> left = storeEnds(streamTable);
@@ -278,12 +278,11 @@ class LakeStreamSinkRescaleITCase {
                         200,
                         null,
                         "parallelism " + parallelism);
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-        while (latestSnapshotId(identifier) < 2
-                && !job.getJobStatus().get().isGloballyTerminalState()
-                && System.currentTimeMillis() < deadline) {
-            Thread.sleep(50);
-        }
+        Await.until(
+                () ->
+                        latestSnapshotId(identifier) >= 2
+                                || job.getJobStatus().get().isGloballyTerminalState(),
+                "two snapshots, or the job's end");
         assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
         assertThat(latestSnapshotId(identifier))
                 .as("snapshots before the savepoint")
@@ -302,11 +301,7 @@ class LakeStreamSinkRescaleITCase {
     }
 
     private static void awaitTerminal(JobClient job) throws Exception {
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-        while (!job.getJobStatus().get().isGloballyTerminalState()
-                && System.currentTimeMillis() < deadline) {
-            Thread.sleep(50);
-        }
+        Await.until(() -> job.getJobStatus().get().isGloballyTerminalState(), "the job ends");
         assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.CANCELED);
     }
 

@@ -24,6 +24,7 @@ import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -115,8 +116,7 @@ class LakeStreamSinkWriterLeaseITCase {
         StreamTable streamTable = tables.store.get(StreamTableSpec.of(identifier, table));
 
         JobClient first = start(table, 0, Long.MAX_VALUE, 300, "first writer");
-        SinkTestTables.waitUntil(
-                () -> tables.latestSnapshotId(name) >= 2, "the first job commits twice");
+        Await.until(() -> tables.latestSnapshotId(name) >= 2, "the first job commits twice");
 
         // a second job while the first one runs: refused, without a fence and without a record
         int fencesBefore = fenceCount(streamTable);
@@ -135,7 +135,7 @@ class LakeStreamSinkWriterLeaseITCase {
 
         // the first job stops without a final commit; a new job takes over after its lease ended
         first.cancel().get();
-        SinkTestTables.waitUntil(
+        Await.until(
                 () -> first.getJobStatus().get().isGloballyTerminalState(),
                 "the first job is cancelled");
         table = tables.table(name);

@@ -144,22 +144,6 @@ final class SinkTestTables implements AutoCloseable {
         return latest == null ? 0 : latest;
     }
 
-    /** A condition to wait for. */
-    interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    /** Waits up to a minute for {@code condition}, polling every 100 ms. */
-    static void waitUntil(Condition condition, String what) throws Exception {
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (!condition.holds()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError("Timed out waiting until " + what);
-            }
-            Thread.sleep(100);
-        }
-    }
-
     @Override
     public void close() throws Exception {
         store.close();

@@ -18,6 +18,8 @@
 
 package io.lakestream.flink.source;
 
+import io.lakestream.store.fluss.testutils.Await;
+
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -80,6 +82,22 @@ final class CommittedRows
 
     static List<String> published() {
         return published("");
+    }
+
+    /** How many completed checkpoints of {@code channel}'s job have published so far. */
+    static int publishedCheckpoints(String channel) {
+        return PUBLISHED_CHECKPOINTS.getOrDefault(channel, Set.of()).size();
+    }
+
+    /**
+     * Waits until {@code checkpoints} more checkpoints of {@code channel}'s job completed: rows
+     * that a reader returned twice would have been published by then.
+     */
+    static void awaitMoreCheckpoints(String channel, int checkpoints) throws Exception {
+        int target = publishedCheckpoints(channel) + checkpoints;
+        Await.until(
+                () -> publishedCheckpoints(channel) >= target,
+                checkpoints + " more checkpoints of " + channel + " complete");
     }
 
     static List<String> published(String channel) {

@@ -21,6 +21,7 @@ package io.lakestream.flink.source;
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.sink.LakeStreamSink;
 import io.lakestream.flink.source.SourceTestTables.Kind;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -63,7 +64,6 @@ import static io.lakestream.flink.source.SourceTestTables.paimonRead;
 import static io.lakestream.flink.source.SourceTestTables.render;
 import static io.lakestream.flink.source.SourceTestTables.storeOptions;
 import static io.lakestream.flink.source.SourceTestTables.unionRead;
-import static io.lakestream.flink.source.SourceTestTables.waitUntil;
 import static io.lakestream.flink.source.SourceTestTables.write;
 import static io.lakestream.flink.source.SourceTestTables.writeUncommitted;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -201,10 +201,10 @@ class LakeStreamSourceFailoverITCase {
                     .as("a bounded read after the failover")
                     .containsExactlyInAnyOrderElementsOf(asInserts(paimon));
             if (!kind.primaryKey()) {
-                waitUntil(
+                Await.until(
                         () -> CommittedRows.published("read-committed").size() >= rows,
                         "the read-committed read returns every row");
-                Thread.sleep(1_000); // anything returned twice would show by now
+                CommittedRows.awaitMoreCheckpoints("read-committed", 3);
                 assertThat(CommittedRows.published("read-committed"))
                         .as("a read-committed read during the failover")
                         .containsExactlyInAnyOrderElementsOf(paimon);
@@ -212,7 +212,7 @@ class LakeStreamSourceFailoverITCase {
             if (kind.primaryKey()) {
                 java.util.Set<String> expected = new java.util.HashSet<>();
                 paimon.forEach(r -> expected.add(r.substring(2)));
-                waitUntil(
+                Await.until(
                         () -> materialize(CommittedRows.published()).equals(expected),
                         "the unbounded read's changelog reaches Paimon's state");
             }
@@ -233,7 +233,7 @@ class LakeStreamSourceFailoverITCase {
         write(table, committedRows());
         CommittedRows.clear();
         JobClient first = startReader(table, 2, null);
-        waitUntil(() -> CommittedRows.published().size() >= 100, "the first reader publishes");
+        Await.until(() -> CommittedRows.published().size() >= 100, "the first reader publishes");
         String savepoint =
                 first.stopWithSavepoint(
                                 false,
@@ -247,10 +247,10 @@ class LakeStreamSourceFailoverITCase {
             List<String> expected = new ArrayList<>();
             committedRows().forEach(r -> expected.add(render(r)));
             later.forEach(r -> expected.add(render(r)));
-            waitUntil(
+            Await.until(
                     () -> CommittedRows.published().size() >= expected.size(),
                     "every row is published");
-            Thread.sleep(1_000); // anything published twice would show by now
+            CommittedRows.awaitMoreCheckpoints("", 3);
             assertThat(CommittedRows.published()).containsExactlyInAnyOrderElementsOf(expected);
         } finally {
             second.cancel().get();
@@ -315,17 +315,17 @@ class LakeStreamSourceFailoverITCase {
                 .setParallelism(1);
         JobClient reader = env.executeAsync("read committed");
         try {
-            waitUntil(
+            Await.until(
                     () -> CommittedRows.published().size() >= committedRows().size(),
                     "the snapshot is read");
             List<Row> later = laterRows(Kind.APPEND);
             JobClient writer = writeUncommitted(table, later);
             try {
-                waitUntil(
+                Await.until(
                         () -> tables.storedRecords(table) >= committedRows().size() + later.size(),
                         "the later rows are in the store");
-                // several reader checkpoints and committed-offset checks pass meanwhile
-                Thread.sleep(2_000);
+                // several reader checkpoints, and committed-offset checks (one a second), pass
+                CommittedRows.awaitMoreCheckpoints("", 10);
                 assertThat(CommittedRows.published())
                         .as("nothing uncommitted is returned")
                         .hasSize(committedRows().size());
@@ -336,10 +336,10 @@ class LakeStreamSourceFailoverITCase {
             List<String> expected = new ArrayList<>();
             committedRows().forEach(r -> expected.add(render(r)));
             later.forEach(r -> expected.add(render(r)));
-            waitUntil(
+            Await.until(
                     () -> CommittedRows.published().size() >= expected.size(),
                     "the committed rows are returned");
-            Thread.sleep(1_000); // anything returned twice would show by now
+            CommittedRows.awaitMoreCheckpoints("", 3);
             assertThat(CommittedRows.published()).containsExactlyInAnyOrderElementsOf(expected);
         } finally {
             reader.cancel().get();
@@ -369,16 +369,16 @@ class LakeStreamSourceFailoverITCase {
                 .setParallelism(1);
         JobClient reader = env.executeAsync("source failover");
         try {
-            waitUntil(() -> CommittedRows.published().size() >= 300, "the snapshot is read");
+            Await.until(() -> CommittedRows.published().size() >= 300, "the snapshot is read");
             List<Row> later = laterRows(Kind.APPEND);
             tables.writeThroughTheStore(table, later);
             int expected = committedRows().size() + later.size();
-            waitUntil(
+            Await.until(
                     () ->
                             CommittedRows.published().size() >= expected
                                     && FailAt.INJECTED.get() == 2,
                     "every row is published after two failures");
-            Thread.sleep(1_000); // anything published twice would show by now
+            CommittedRows.awaitMoreCheckpoints("", 3);
             List<String> expectedRows = new ArrayList<>();
             for (Row row : committedRows()) {
                 expectedRows.add(render(row));

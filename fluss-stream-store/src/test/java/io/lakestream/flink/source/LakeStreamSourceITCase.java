@@ -21,6 +21,7 @@ package io.lakestream.flink.source;
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.source.SourceTestTables.Kind;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -60,7 +61,6 @@ import static io.lakestream.flink.source.SourceTestTables.read;
 import static io.lakestream.flink.source.SourceTestTables.render;
 import static io.lakestream.flink.source.SourceTestTables.storeOptions;
 import static io.lakestream.flink.source.SourceTestTables.unionRead;
-import static io.lakestream.flink.source.SourceTestTables.waitUntil;
 import static io.lakestream.flink.source.SourceTestTables.write;
 import static io.lakestream.flink.source.SourceTestTables.writeUncommitted;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -98,10 +98,8 @@ class LakeStreamSourceITCase {
         List<Row> later = laterRows(kind);
         JobClient writer = writeUncommitted(table, later);
         long expected = committedRows().size() + later.size();
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (tables.storedRecords(table) < expected && System.currentTimeMillis() < deadline) {
-            Thread.sleep(100);
-        }
+        FileStoreTable written = table;
+        Await.until(() -> tables.storedRecords(written) >= expected, "the rows are in the store");
         assertThat(tables.storedRecords(table)).as("records in the store").isEqualTo(expected);
         table = tables.table(name);
         long snapshotBefore = table.snapshotManager().latestSnapshotId();
@@ -182,7 +180,7 @@ class LakeStreamSourceITCase {
         List<Row> later = laterRows(kind);
         JobClient writer = writeUncommitted(table, later);
         try {
-            waitUntil(
+            Await.until(
                     () -> tables.storedRecords(table) >= committedRows().size() + later.size(),
                     "the later rows are in the store");
             FileStoreTable current = tables.table(name);
@@ -286,7 +284,7 @@ class LakeStreamSourceITCase {
         JobClient writer = writeUncommitted(table, later);
         List<String> union;
         try {
-            waitUntil(
+            Await.until(
                     () -> tables.storedRecords(table) >= later.size(), "the rows are in the store");
             union = unionRead((FileStoreTable) tables.catalog.getTable(identifier));
         } finally {
@@ -326,7 +324,7 @@ class LakeStreamSourceITCase {
             for (String row : paimonRead(tables.table(name))) {
                 paimon.add(row.substring(2));
             }
-            waitUntil(
+            Await.until(
                     () ->
                             materialize(CommittedRows.published())
                                     .equals(new java.util.HashSet<>(paimon)),

@@ -25,6 +25,7 @@ import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Catalog;
@@ -337,25 +338,12 @@ final class SourceTestTables implements AutoCloseable {
         return snapshots;
     }
 
-    static void waitUntil(Condition condition, String what) throws Exception {
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (!condition.holds()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError("Timed out waiting until " + what);
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    interface Condition {
-        boolean holds() throws Exception;
-    }
-
     /** Writes rows that stay uncommitted until the gate opens, then commits them. */
     void writeThroughTheStore(FileStoreTable table, List<Row> rows) throws Exception {
         long before = storedRecords(table);
         JobClient writer = writeUncommitted(table, rows);
-        waitUntil(() -> storedRecords(table) >= before + rows.size(), "the rows are in the store");
+        Await.until(
+                () -> storedRecords(table) >= before + rows.size(), "the rows are in the store");
         GatedRows.open();
         writer.getJobExecutionResult().get(2, TimeUnit.MINUTES);
     }

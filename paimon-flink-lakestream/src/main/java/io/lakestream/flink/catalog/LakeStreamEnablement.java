@@ -19,7 +19,6 @@
 package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.store.OffsetPosition;
@@ -31,7 +30,6 @@ import io.lakestream.flink.store.StreamTableSpec;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
-import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.table.FileStoreTable;
@@ -92,8 +90,7 @@ public final class LakeStreamEnablement {
      */
     public void enable(Identifier identifier, Map<String, String> options) {
         FileStoreTable table = fileStoreTable(identifier).copy(options);
-        StreamTable streamTable = provision(identifier, table);
-        recordStartOffsets(identifier, table, streamTable);
+        provisionAndRecordStart(identifier, table);
         List<SchemaChange> changes = new ArrayList<>();
         options.forEach((k, v) -> changes.add(SchemaChange.setOption(k, v)));
         changes.add(SchemaChange.setOption(LakeStreamOptions.ENABLED.key(), "true"));
@@ -116,7 +113,30 @@ public final class LakeStreamEnablement {
     }
 
     /** Step 1: the stream table of {@code table}, created if missing. */
+    /** Steps 1 and 2 with one store client (closing one takes a while). */
+    void provisionAndRecordStart(Identifier identifier, FileStoreTable table) {
+        StreamTableSpec spec = validatedSpec(identifier, table);
+        try (StreamStore store = openStore(table.options())) {
+            recordStartOffsets(identifier, table, provision(identifier, spec, store), store);
+        }
+    }
+
+    /** Step 1 alone. */
     StreamTable provision(Identifier identifier, FileStoreTable table) {
+        StreamTableSpec spec = validatedSpec(identifier, table);
+        try (StreamStore store = openStore(table.options())) {
+            return provision(identifier, spec, store);
+        }
+    }
+
+    /** Step 2 alone. */
+    void recordStartOffsets(Identifier identifier, FileStoreTable table, StreamTable streamTable) {
+        try (StreamStore store = openStore(table.options())) {
+            recordStartOffsets(identifier, table, streamTable, store);
+        }
+    }
+
+    private StreamTableSpec validatedSpec(Identifier identifier, FileStoreTable table) {
         StreamTableSpec spec;
         try {
             spec = StreamTableSpec.of(identifier, table);
@@ -137,7 +157,12 @@ public final class LakeStreamEnablement {
                             CoreOptions.BUCKET_FUNCTION_TYPE.key(),
                             bucketFunction(table)));
         }
-        try (StreamStore store = openStore(table.options())) {
+        return spec;
+    }
+
+    private static StreamTable provision(
+            Identifier identifier, StreamTableSpec spec, StreamStore store) {
+        try {
             return store.provision(spec);
         } catch (RuntimeException e) {
             throw new ValidationException(
@@ -149,17 +174,17 @@ public final class LakeStreamEnablement {
     }
 
     /** Step 2: a snapshot that records the stream table's current ends as its offsets. */
-    void recordStartOffsets(Identifier identifier, FileStoreTable table, StreamTable streamTable) {
-        StreamOffsets ends;
-        try (StreamStore store = openStore(table.options())) {
-            List<PartitionBucket> all = new ArrayList<>();
-            for (BinaryRow partition : store.listPartitions(streamTable)) {
-                for (int bucket = 0; bucket < streamTable.spec().numBuckets(); bucket++) {
-                    all.add(new PartitionBucket(partition, bucket));
-                }
-            }
-            ends = StreamOffsets.of(store.listOffsets(streamTable, all, OffsetPosition.LATEST));
-        }
+    private static void recordStartOffsets(
+            Identifier identifier,
+            FileStoreTable table,
+            StreamTable streamTable,
+            StreamStore store) {
+        StreamOffsets ends =
+                StreamOffsets.of(
+                        store.listOffsets(
+                                streamTable,
+                                store.listPartitionBuckets(streamTable),
+                                OffsetPosition.LATEST));
         String commitUser = "lake-stream-enable-" + UUID.randomUUID();
         try (TableCommitImpl commit = table.newCommit(commitUser).ignoreEmptyCommit(false)) {
             ManifestCommittable committable = new ManifestCommittable(System.currentTimeMillis());

@@ -126,7 +126,7 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             Map<String, String> others = new HashMap<>(newOptions);
             others.remove(LakeStreamOptions.ENABLED.key());
             FileStoreTable next = table.copy(others);
-            enablement.recordStartOffsets(identifier, next, enablement.provision(identifier, next));
+            enablement.provisionAndRecordStart(identifier, next);
         }
         super.alterTable(identifier, changes, ignoreIfNotExists);
     }

@@ -95,11 +95,7 @@ public class LakeStreamStatusProcedure extends ProcedureBase {
         try (StreamStore store = enablement.openStore(paimon.options())) {
             StreamTable streamTable = store.get(StreamTableSpec.of(identifier, paimon));
             Set<PartitionBucket> all = new LinkedHashSet<>(tiered.asMap().keySet());
-            for (BinaryRow partition : store.listPartitions(streamTable)) {
-                for (int bucket = 0; bucket < streamTable.spec().numBuckets(); bucket++) {
-                    all.add(new PartitionBucket(partition, bucket));
-                }
-            }
+            all.addAll(store.listPartitionBuckets(streamTable));
             Map<PartitionBucket, Long> readable =
                     store.listOffsets(streamTable, all, OffsetPosition.LATEST);
             AbortedRanges fences = new AbortedRanges();

@@ -25,6 +25,7 @@ import org.apache.paimon.data.BinaryRow;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +80,17 @@ public interface StreamStore extends AutoCloseable {
 
     /** The partitions the stream table holds, as Paimon partition rows. */
     List<BinaryRow> listPartitions(StreamTable table);
+
+    /** Every bucket of every partition the stream table holds. */
+    default List<PartitionBucket> listPartitionBuckets(StreamTable table) {
+        List<PartitionBucket> all = new ArrayList<>();
+        for (BinaryRow partition : listPartitions(table)) {
+            for (int bucket = 0; bucket < table.spec().numBuckets(); bucket++) {
+                all.add(new PartitionBucket(partition, bucket));
+            }
+        }
+        return all;
+    }
 
     /** The earliest or latest offset of each of {@code partitionBuckets}. */
     Map<PartitionBucket, Long> listOffsets(

@@ -1,0 +1,45 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store.fluss.testutils;
+
+/** Waits in tests for a condition, polling it, and fails naming what did not happen in time. */
+public final class Await {
+
+    private static final long TIMEOUT_MILLIS = 60_000;
+    private static final long POLL_MILLIS = 100;
+
+    private Await() {}
+
+    /** A condition to wait for. */
+    @FunctionalInterface
+    public interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    /** Waits up to a minute for {@code condition}. */
+    public static void until(Condition condition, String what) throws Exception {
+        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
+        while (!condition.holds()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError("Timed out waiting until " + what);
+            }
+            Thread.sleep(POLL_MILLIS);
+        }
+    }
+}
