@@ -91,7 +91,7 @@ final class FlussPartitionNames {
                                 flussTypes.toArray(new DataType[0]),
                                 spec.partitionKeys().toArray(new String[0])),
                         spec.partitionKeys());
-        this.flussView = new PaimonRowAsFlussRow(partitionType.getFieldCount(), false);
+        this.flussView = new PaimonRowAsFlussRow(FlussColumnMapping.identity(flussTypes));
         this.partitionSerializer = new InternalRowSerializer(partitionType);
     }
 

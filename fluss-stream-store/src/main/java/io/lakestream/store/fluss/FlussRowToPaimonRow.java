@@ -49,23 +49,28 @@ final class FlussRowToPaimonRow {
     }
 
     private final FieldConverter[] converters;
-    private final boolean withRowKind;
+    private final int[] flussPositions;
+    private final int rowKindPosition;
 
-    FlussRowToPaimonRow(List<DataType> paimonColumnTypes, boolean withRowKind) {
+    FlussRowToPaimonRow(FlussColumnMapping mapping) {
+        List<DataType> paimonColumnTypes = mapping.paimonColumnTypes();
         this.converters = new FieldConverter[paimonColumnTypes.size()];
+        this.flussPositions = new int[converters.length];
         for (int i = 0; i < converters.length; i++) {
             converters[i] = converter(paimonColumnTypes.get(i));
+            flussPositions[i] = mapping.flussPosition(i);
         }
-        this.withRowKind = withRowKind;
+        this.rowKindPosition = mapping.rowKindPosition();
     }
 
     org.apache.paimon.data.InternalRow convert(InternalRow flussRow) {
         GenericRow row = new GenericRow(converters.length);
         for (int i = 0; i < converters.length; i++) {
-            row.setField(i, flussRow.isNullAt(i) ? null : converters[i].convert(flussRow, i));
+            int pos = flussPositions[i];
+            row.setField(i, flussRow.isNullAt(pos) ? null : converters[i].convert(flussRow, pos));
         }
-        if (withRowKind) {
-            row.setRowKind(RowKind.fromByteValue(flussRow.getByte(converters.length)));
+        if (rowKindPosition != FlussColumnMapping.ABSENT) {
+            row.setRowKind(RowKind.fromByteValue(flussRow.getByte(rowKindPosition)));
         }
         return row;
     }

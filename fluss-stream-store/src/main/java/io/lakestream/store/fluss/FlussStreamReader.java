@@ -89,8 +89,11 @@ final class FlussStreamReader implements StreamReader {
         this.layout = layout;
         this.flussTable = store.connection().getTable(layout.tablePath());
         this.scanner = flussTable.newScan().createLogScanner();
+        // the scanner hands out rows of its table's schema, projecting records of other schemas
         this.converter =
-                new FlussRowToPaimonRow(layout.paimonColumnTypes(), layout.hasRowKindColumn());
+                new FlussRowToPaimonRow(
+                        new FlussColumnMapping(
+                                table.spec(), flussTable.getTableInfo().getRowType()));
         this.partitionNames =
                 table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null;
     }

@@ -44,6 +44,7 @@ import org.apache.fluss.config.Configuration;
 import org.apache.fluss.exception.PartitionNotExistException;
 import org.apache.fluss.metadata.DatabaseDescriptor;
 import org.apache.fluss.metadata.PartitionInfo;
+import org.apache.fluss.metadata.TableChange;
 import org.apache.fluss.metadata.TableInfo;
 import org.apache.fluss.metadata.TablePath;
 
@@ -138,7 +139,20 @@ public final class FlussStreamStore implements StreamStore {
                 () -> admin.createTable(path, layout.descriptor(), true), "create table " + path);
         FlussFenceLog.provision(admin, calls, FlussFenceLog.fenceTablePath(path));
         FlussWriterLeaseLog.provision(admin, calls, FlussWriterLeaseLog.writerTablePath(path));
-        return checked(layout, describe(path));
+        TableInfo info = describe(path);
+        List<TableChange> missing = layout.missingColumns(info);
+        if (!missing.isEmpty()) {
+            // columns added to the Paimon table since the stream table was created
+            calls.awaitRetrying(
+                    () -> admin.alterTable(path, missing, false), "add columns to table " + path);
+            info = describe(path);
+        }
+        return checked(layout, info);
+    }
+
+    @Override
+    public void checkEvolution(StreamTableSpec from, StreamTableSpec to) {
+        FlussStreamTableLayout.checkEvolution(from, to);
     }
 
     @Override
@@ -159,12 +173,17 @@ public final class FlussStreamStore implements StreamStore {
     private StreamTable checked(FlussStreamTableLayout layout, TableInfo info) {
         List<String> differences = layout.differences(info);
         if (!differences.isEmpty()) {
+            boolean columnsMissing = differences.stream().anyMatch(d -> d.endsWith("is missing"));
             throw new StreamStoreException(
                     String.format(
-                            "The Fluss table %s exists but does not match Paimon table %s: %s.",
+                            "The Fluss table %s exists but does not match Paimon table %s: %s.%s",
                             info.getTablePath(),
                             layout.spec().identifier().getFullName(),
-                            String.join("; ", differences)));
+                            String.join("; ", differences),
+                            columnsMissing
+                                    ? " Enabling lake-stream mode on the table again adds columns "
+                                            + "that were added to the Paimon table."
+                                    : ""));
         }
         return new StreamTable(layout.spec(), info.getTablePath().toString(), info.getTableId());
     }

@@ -29,6 +29,7 @@ import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.metadata.DataLakeFormat;
 import org.apache.fluss.metadata.LogFormat;
 import org.apache.fluss.metadata.Schema;
+import org.apache.fluss.metadata.TableChange;
 import org.apache.fluss.metadata.TableDescriptor;
 import org.apache.fluss.metadata.TableInfo;
 import org.apache.fluss.metadata.TablePath;
@@ -46,12 +47,18 @@ import java.util.Optional;
  * count and Paimon's bucket keys, created with {@code table.datalake.format = paimon} so that the
  * Fluss writer encodes and hashes bucket keys exactly as Paimon does.
  *
- * <p>Its log format is {@code compacted}, not Fluss's default {@code arrow}: Fluss 0.9's Arrow
- * reader fails on a timestamp of precision 4 to 9 before 1970 with a sub-millisecond part (it
- * splits the value with truncating division), which leaves the whole partition-bucket unreadable,
- * and its Arrow writer overflows nanosecond timestamps outside the years 1677 to 2262. The
- * compacted row format keeps milliseconds and nanos of millisecond as they are; it gives up Arrow's
- * column projection and compression, which the store's reader does not use.
+ * <p>Its log format is {@code indexed}, not Fluss's default {@code arrow}: Fluss 0.9's Arrow reader
+ * fails on a timestamp of precision 4 to 9 before 1970 with a sub-millisecond part (it splits the
+ * value with truncating division), which leaves the whole partition-bucket unreadable, and its
+ * Arrow writer overflows nanosecond timestamps outside the years 1677 to 2262. The indexed row
+ * format keeps milliseconds and nanos of millisecond as they are, and unlike the {@code compacted}
+ * format its reader projects records written under an older or newer schema onto the reader's,
+ * which is what lets the stream table take added columns. It gives up Arrow's column projection and
+ * compression, which the store's reader does not use.
+ *
+ * <p>Columns are matched by name ({@link FlussColumnMapping}); the one change of columns the stream
+ * table follows is an added nullable column ({@link #checkEvolution}), since Fluss 0.9 can add a
+ * nullable column at the end and do nothing else to a table's columns.
  */
 final class FlussStreamTableLayout {
 
@@ -59,7 +66,7 @@ final class FlussStreamTableLayout {
     static final String ROW_KIND_COLUMN = "_lake_stream_row_kind";
 
     /** The log format of stream tables; see the class comment for why it is not Arrow. */
-    static final LogFormat LOG_FORMAT = LogFormat.COMPACTED;
+    static final LogFormat LOG_FORMAT = LogFormat.INDEXED;
 
     private final StreamTableSpec spec;
     private final TablePath tablePath;
@@ -128,11 +135,6 @@ final class FlussStreamTableLayout {
         return tablePath;
     }
 
-    /** The Fluss types of the Paimon columns, in Paimon's order (without the row-kind column). */
-    List<DataType> paimonColumnTypes() {
-        return columnTypes;
-    }
-
     boolean hasRowKindColumn() {
         return spec.hasPrimaryKey();
     }
@@ -158,27 +160,116 @@ final class FlussStreamTableLayout {
         return RowType.of(types.toArray(new DataType[0]), names.toArray(new String[0]));
     }
 
-    /** What differs between an existing Fluss table and this layout; empty when it matches. */
+    /**
+     * The changes that bring an existing Fluss table to this layout: one added column for each
+     * column of the spec that it lacks.
+     *
+     * @throws StreamStoreException when a missing column is NOT NULL, which Fluss cannot add
+     */
+    List<TableChange> missingColumns(TableInfo existing) {
+        List<TableChange> changes = new ArrayList<>();
+        RowType actual = existing.getRowType();
+        for (int i = 0; i < spec.fieldNames().size(); i++) {
+            String name = spec.fieldNames().get(i);
+            if (actual.getFieldIndex(name) >= 0) {
+                continue;
+            }
+            DataType type = columnTypes.get(i);
+            if (!type.isNullable()) {
+                throw new StreamStoreException(
+                        String.format(
+                                "Column '%s' of table %s is NOT NULL, but the Fluss stream store "
+                                        + "can only add nullable columns to its stream table.",
+                                name, spec.identifier().getFullName()));
+            }
+            changes.add(TableChange.addColumn(name, type, null, TableChange.ColumnPosition.last()));
+        }
+        return changes;
+    }
+
+    /**
+     * Checks that the stream table of {@code from} can be brought to {@code to}: the same keys and
+     * buckets, every column kept with its name and type, and new columns nullable.
+     *
+     * @throws StreamStoreException saying what the store cannot follow
+     */
+    static void checkEvolution(StreamTableSpec from, StreamTableSpec to) {
+        FlussStreamTableLayout next = new FlussStreamTableLayout(to);
+        String table = to.identifier().getFullName();
+        String only =
+                " The Fluss stream store can only add nullable columns to a stream table, so a "
+                        + "column cannot be dropped, renamed or change its type.";
+        if (!from.partitionKeys().equals(to.partitionKeys())
+                || !from.bucketKeys().equals(to.bucketKeys())
+                || !from.primaryKeys().equals(to.primaryKeys())
+                || from.numBuckets() != to.numBuckets()) {
+            throw new StreamStoreException(
+                    String.format(
+                            "The change would alter the partition keys, bucket keys, primary keys "
+                                    + "or bucket count of table %s, which its stream table cannot "
+                                    + "follow.",
+                            table));
+        }
+        List<DataType> fromTypes = FlussTypes.toFluss(from);
+        for (int i = 0; i < from.fieldNames().size(); i++) {
+            String name = from.fieldNames().get(i);
+            int position = to.fieldNames().indexOf(name);
+            if (position < 0) {
+                throw new StreamStoreException(
+                        String.format(
+                                "The change would drop or rename column '%s' of table %s.%s",
+                                name, table, only));
+            }
+            if (!fromTypes.get(i).equals(next.columnTypes.get(position))) {
+                throw new StreamStoreException(
+                        String.format(
+                                "The change would turn column '%s' of table %s from %s into %s.%s",
+                                name,
+                                table,
+                                from.rowType().getTypeAt(i),
+                                to.rowType().getTypeAt(position),
+                                only));
+            }
+        }
+        for (int i = 0; i < to.fieldNames().size(); i++) {
+            if (!from.fieldNames().contains(to.fieldNames().get(i))
+                    && !next.columnTypes.get(i).isNullable()) {
+                throw new StreamStoreException(
+                        String.format(
+                                "The change would add column '%s' of table %s as NOT NULL.%s",
+                                to.fieldNames().get(i), table, only));
+            }
+        }
+    }
+
+    /**
+     * What differs between an existing Fluss table and this layout; empty when it matches. Columns
+     * match by name; the Fluss table may hold more (nullable) columns than the spec: those were
+     * added after the spec was taken, and readers and writers of the spec leave them out.
+     */
     List<String> differences(TableInfo existing) {
         List<String> differences = new ArrayList<>();
         RowType expected = rowType();
         RowType actual = existing.getRowType();
-        if (!expected.getFieldNames().equals(actual.getFieldNames())) {
-            differences.add(
-                    "columns are "
-                            + actual.getFieldNames()
-                            + " but should be "
-                            + expected.getFieldNames());
-        } else {
-            for (int i = 0; i < expected.getFieldCount(); i++) {
-                if (!expected.getTypeAt(i).equals(actual.getTypeAt(i))) {
-                    differences.add(
-                            String.format(
-                                    "column '%s' has type %s but should have %s",
-                                    expected.getFieldNames().get(i),
-                                    actual.getTypeAt(i),
-                                    expected.getTypeAt(i)));
-                }
+        for (int i = 0; i < expected.getFieldCount(); i++) {
+            String name = expected.getFieldNames().get(i);
+            int position = actual.getFieldIndex(name);
+            if (position < 0) {
+                differences.add("column '" + name + "' is missing");
+            } else if (!expected.getTypeAt(i).equals(actual.getTypeAt(position))) {
+                differences.add(
+                        String.format(
+                                "column '%s' has type %s but should have %s",
+                                name, actual.getTypeAt(position), expected.getTypeAt(i)));
+            }
+        }
+        for (int position = 0; position < actual.getFieldCount(); position++) {
+            if (!actual.getTypeAt(position).isNullable()
+                    && expected.getFieldIndex(actual.getFieldNames().get(position)) < 0) {
+                differences.add(
+                        String.format(
+                                "column '%s' is not a column of the Paimon table and is NOT NULL",
+                                actual.getFieldNames().get(position)));
             }
         }
         if (existing.hasPrimaryKey()) {

@@ -82,9 +82,11 @@ final class FlussStreamWriter implements StreamWriter {
         this.layout = layout;
         this.flussTable = store.connection().getTable(layout.tablePath());
         this.writer = flussTable.newAppend().createWriter();
+        // the columns of the table as this writer's client sees them: the rows it encodes
         this.flussRow =
                 new PaimonRowAsFlussRow(
-                        table.spec().rowType().getFieldCount(), layout.hasRowKindColumn());
+                        new FlussColumnMapping(
+                                table.spec(), flussTable.getTableInfo().getRowType()));
         this.partitionNames =
                 table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null;
     }

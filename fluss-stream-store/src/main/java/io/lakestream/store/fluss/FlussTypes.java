@@ -21,8 +21,6 @@ package io.lakestream.store.fluss;
 import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamTableSpec;
 
-import org.apache.paimon.types.BinaryType;
-import org.apache.paimon.types.CharType;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DecimalType;
 import org.apache.paimon.types.LocalZonedTimestampType;
@@ -39,7 +37,10 @@ import java.util.List;
  * Maps Paimon column types to the Fluss types of the stream table. Written here because Fluss only
  * ships the opposite direction (Fluss to Paimon, for tiering). VARCHAR(n) and VARBINARY(n) become
  * Fluss's unbounded STRING and BYTES: Fluss has no bounded variants, and the Paimon writer enforces
- * the bound before a row reaches the store.
+ * the bound before a row reaches the store. CHAR(n) and BINARY(n) become STRING and BYTES too:
+ * Fluss's indexed log format stores them in n bytes, padding a shorter value with zero bytes that
+ * do not come back as written and failing on a CHAR value whose UTF-8 form is longer than n bytes.
+ * Both encode a bucket key alike in Paimon's format, so bucketing does not change.
  */
 final class FlussTypes {
 
@@ -89,14 +90,10 @@ final class FlussTypes {
                 fluss = DataTypes.DECIMAL(decimal.getPrecision(), decimal.getScale());
                 break;
             case CHAR:
-                fluss = DataTypes.CHAR(((CharType) type).getLength());
-                break;
             case VARCHAR:
                 fluss = DataTypes.STRING();
                 break;
             case BINARY:
-                fluss = DataTypes.BINARY(((BinaryType) type).getLength());
-                break;
             case VARBINARY:
                 fluss = DataTypes.BYTES();
                 break;

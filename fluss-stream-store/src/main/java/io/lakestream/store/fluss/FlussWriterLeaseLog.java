@@ -33,9 +33,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The writer leases of a stream table, one row per claim or renewal in a one-bucket Fluss log table
- * next to it ({@code <table>__lake_stream_writers}). An entry's time is the commit timestamp the
- * tablet server gives its batch, so every process judges expiry by the server's clock.
+ * The writer leases of a stream table, one row per claim, renewal or release in a one-bucket Fluss
+ * log table next to it ({@code <table>__lake_stream_writers}). An entry's time is the commit
+ * timestamp the tablet server gives its batch, so every process judges expiry by the server's
+ * clock.
  */
 final class FlussWriterLeaseLog implements WriterLeaseLog {
 
@@ -59,6 +60,7 @@ final class FlussWriterLeaseLog implements WriterLeaseLog {
                 Schema.newBuilder()
                         .column("owner", DataTypes.STRING().copy(false))
                         .column("description", DataTypes.STRING().copy(false))
+                        .column("released", DataTypes.BOOLEAN().copy(false))
                         .build(),
                 "Writer lease claims and renewals of lake-stream table");
     }
@@ -66,8 +68,19 @@ final class FlussWriterLeaseLog implements WriterLeaseLog {
     @Override
     public void append(String owner, String description) {
         log.append(
-                GenericRow.of(BinaryString.fromString(owner), BinaryString.fromString(description)),
+                GenericRow.of(
+                        BinaryString.fromString(owner),
+                        BinaryString.fromString(description),
+                        false),
                 "claim the writer lease for " + owner);
+    }
+
+    @Override
+    public void release(String owner, String description) {
+        log.append(
+                GenericRow.of(
+                        BinaryString.fromString(owner), BinaryString.fromString(description), true),
+                "release the writer lease of " + owner);
     }
 
     @Override
@@ -78,7 +91,8 @@ final class FlussWriterLeaseLog implements WriterLeaseLog {
                     new WriterLeaseEntry(
                             record.getRow().getString(0).toString(),
                             record.getRow().getString(1).toString(),
-                            record.timestamp()));
+                            record.timestamp(),
+                            record.getRow().getBoolean(2)));
         }
         return entries;
     }

@@ -29,20 +29,20 @@ import org.apache.fluss.row.TimestampLtz;
 import org.apache.fluss.row.TimestampNtz;
 
 /**
- * Shows a Paimon row to the Fluss writer as a Fluss row, without copying it, with the row kind as
- * one more TINYINT column at the end when the table has a primary key. Written here because the
- * adapter of Fluss's Paimon integration hides Fluss's system columns and has no row-kind column.
- * The Fluss writer encodes the row before {@code append} returns, so one instance is reused.
+ * Shows a Paimon row to the Fluss writer as a Fluss row of the stream table, without copying it:
+ * each Fluss column reads the Paimon column of the same name, the row-kind column of a primary-key
+ * table reads the row kind, and a column the Paimon schema lacks (added after the writing job was
+ * planned) reads null. Written here because the adapter of Fluss's Paimon integration maps columns
+ * by position and has no row-kind column. The Fluss writer encodes the row before {@code append}
+ * returns, so one instance is reused.
  */
 final class PaimonRowAsFlussRow implements InternalRow {
 
-    private final int paimonFieldCount;
-    private final boolean withRowKind;
+    private final FlussColumnMapping mapping;
     private org.apache.paimon.data.InternalRow row;
 
-    PaimonRowAsFlussRow(int paimonFieldCount, boolean withRowKind) {
-        this.paimonFieldCount = paimonFieldCount;
-        this.withRowKind = withRowKind;
+    PaimonRowAsFlussRow(FlussColumnMapping mapping) {
+        this.mapping = mapping;
     }
 
     PaimonRowAsFlussRow replace(org.apache.paimon.data.InternalRow row) {
@@ -52,47 +52,54 @@ final class PaimonRowAsFlussRow implements InternalRow {
 
     @Override
     public int getFieldCount() {
-        return withRowKind ? paimonFieldCount + 1 : paimonFieldCount;
+        return mapping.flussFieldCount();
     }
 
     @Override
     public boolean isNullAt(int pos) {
-        return pos < paimonFieldCount && row.isNullAt(pos);
+        int paimonPos = mapping.paimonPosition(pos);
+        if (paimonPos == FlussColumnMapping.ROW_KIND) {
+            return false;
+        }
+        return paimonPos == FlussColumnMapping.ABSENT || row.isNullAt(paimonPos);
     }
 
     @Override
     public boolean getBoolean(int pos) {
-        return row.getBoolean(pos);
+        return row.getBoolean(mapping.paimonPosition(pos));
     }
 
     @Override
     public byte getByte(int pos) {
-        return pos == paimonFieldCount ? row.getRowKind().toByteValue() : row.getByte(pos);
+        int paimonPos = mapping.paimonPosition(pos);
+        return paimonPos == FlussColumnMapping.ROW_KIND
+                ? row.getRowKind().toByteValue()
+                : row.getByte(paimonPos);
     }
 
     @Override
     public short getShort(int pos) {
-        return row.getShort(pos);
+        return row.getShort(mapping.paimonPosition(pos));
     }
 
     @Override
     public int getInt(int pos) {
-        return row.getInt(pos);
+        return row.getInt(mapping.paimonPosition(pos));
     }
 
     @Override
     public long getLong(int pos) {
-        return row.getLong(pos);
+        return row.getLong(mapping.paimonPosition(pos));
     }
 
     @Override
     public float getFloat(int pos) {
-        return row.getFloat(pos);
+        return row.getFloat(mapping.paimonPosition(pos));
     }
 
     @Override
     public double getDouble(int pos) {
-        return row.getDouble(pos);
+        return row.getDouble(mapping.paimonPosition(pos));
     }
 
     @Override
@@ -102,12 +109,13 @@ final class PaimonRowAsFlussRow implements InternalRow {
 
     @Override
     public BinaryString getString(int pos) {
-        return BinaryString.fromBytes(row.getString(pos).toBytes());
+        return BinaryString.fromBytes(row.getString(mapping.paimonPosition(pos)).toBytes());
     }
 
     @Override
     public Decimal getDecimal(int pos, int precision, int scale) {
-        org.apache.paimon.data.Decimal decimal = row.getDecimal(pos, precision, scale);
+        org.apache.paimon.data.Decimal decimal =
+                row.getDecimal(mapping.paimonPosition(pos), precision, scale);
         return decimal.isCompact()
                 ? Decimal.fromUnscaledLong(decimal.toUnscaledLong(), precision, scale)
                 : Decimal.fromBigDecimal(decimal.toBigDecimal(), precision, scale);
@@ -115,24 +123,24 @@ final class PaimonRowAsFlussRow implements InternalRow {
 
     @Override
     public TimestampNtz getTimestampNtz(int pos, int precision) {
-        Timestamp ts = row.getTimestamp(pos, precision);
+        Timestamp ts = row.getTimestamp(mapping.paimonPosition(pos), precision);
         return TimestampNtz.fromMillis(ts.getMillisecond(), ts.getNanoOfMillisecond());
     }
 
     @Override
     public TimestampLtz getTimestampLtz(int pos, int precision) {
-        Timestamp ts = row.getTimestamp(pos, precision);
+        Timestamp ts = row.getTimestamp(mapping.paimonPosition(pos), precision);
         return TimestampLtz.fromEpochMillis(ts.getMillisecond(), ts.getNanoOfMillisecond());
     }
 
     @Override
     public byte[] getBinary(int pos, int length) {
-        return row.getBinary(pos);
+        return row.getBinary(mapping.paimonPosition(pos));
     }
 
     @Override
     public byte[] getBytes(int pos) {
-        return row.getBinary(pos);
+        return row.getBinary(mapping.paimonPosition(pos));
     }
 
     @Override

@@ -26,9 +26,6 @@ import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;
 
-import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.configuration.ExecutionOptions;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -47,6 +44,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.time.Duration;
 import java.util.List;
 
+import static io.lakestream.flink.catalog.LakeSqlEnvironments.count;
+import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonCatalog;
+import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -59,69 +59,24 @@ class LakeStreamSqlITCase {
 
     @TempDir static java.nio.file.Path warehouse;
 
-    private static String catalogDdl(String name, String extra) {
-        return String.format(
-                "CREATE CATALOG %s WITH ("
-                        + "'type' = 'paimon-lakestream', "
-                        + "'warehouse' = '%s', "
-                        + "'lake-stream.fluss.bootstrap.servers' = '%s', "
-                        + "'lake-stream.sink.writer-lease-timeout' = '1 s', "
-                        + "'lake-stream.read.partition-discovery-interval' = '500 ms'%s)",
-                name, warehouse.toUri(), SharedFlussCluster.bootstrapServers(), extra);
-    }
+    private static LakeSqlEnvironments environments;
 
-    /**
-     * A streaming table environment on the shared MiniCluster, with the catalog {@code lake};
-     * without checkpoints when {@code checkpointInterval} is null.
-     */
     private static StreamTableEnvironment streaming(Duration checkpointInterval) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        // one slot per job: a streaming INSERT, a streaming SELECT and a batch SELECT run at once
-        // on the shared MiniCluster's four slots
-        env.setParallelism(1);
-        if (checkpointInterval != null) {
-            env.enableCheckpointing(checkpointInterval.toMillis());
-            // Flink starts the first checkpoint at a random time between the minimum pause and
-            // the interval; with the pause equal to the interval it comes after a whole interval
-            env.getCheckpointConfig().setMinPauseBetweenCheckpoints(checkpointInterval.toMillis());
-        }
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        tEnv.executeSql(catalogDdl("lake", ""));
-        tEnv.executeSql("CREATE DATABASE IF NOT EXISTS lake.db");
-        return tEnv;
+        return environments.streaming(checkpointInterval);
     }
 
-    /** A batch table environment on the shared MiniCluster, with the catalog {@code lake}. */
     private static TableEnvironment batch() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        tEnv.getConfig().set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
-        tEnv.executeSql(catalogDdl("lake", ""));
-        return tEnv;
+        return environments.batch();
     }
 
     @BeforeAll
     static void createDatabase() {
+        environments = new LakeSqlEnvironments(warehouse);
         streaming(Duration.ofSeconds(1));
     }
 
-    private static long count(TableEnvironment tEnv, String table) {
-        List<Row> rows =
-                CollectionUtil.iteratorToList(
-                        tEnv.executeSql("SELECT COUNT(*) FROM " + table).collect());
-        return (Long) rows.get(0).getField(0);
-    }
-
-    private static LakeStreamPaimonCatalog paimonCatalog(TableEnvironment tEnv) {
-        return (LakeStreamPaimonCatalog)
-                ((LakeStreamFlinkCatalog) tEnv.getCatalog("lake").orElseThrow()).catalog();
-    }
-
     private static long snapshots(TableEnvironment tEnv, String table) throws Exception {
-        FileStoreTable paimon =
-                (FileStoreTable) paimonCatalog(tEnv).getTable(Identifier.fromString(table));
+        FileStoreTable paimon = paimonTable(tEnv, table);
         Long latest = paimon.snapshotManager().latestSnapshotId();
         return latest == null ? 0 : latest;
     }
@@ -178,6 +133,15 @@ class LakeStreamSqlITCase {
             assertThat(count(batch, "lake." + table))
                     .as("a batch union read counts the uncommitted rows too")
                     .isGreaterThan(3);
+            assertThat(
+                            count(
+                                    batch,
+                                    "lake."
+                                            + table
+                                            + " /*+ OPTIONS('lake-stream.read.lake-only' ="
+                                            + " 'true') */"))
+                    .as("a hinted lake-only read counts the committed rows alone")
+                    .isEqualTo(3);
             List<Row> status =
                     CollectionUtil.iteratorToList(
                             tEnv.executeSql(
@@ -255,6 +219,37 @@ class LakeStreamSqlITCase {
                 .isEqualTo(1);
     }
 
+    /**
+     * System tables and Paimon's own procedures work through the lake-stream catalog. Catalog views
+     * are Paimon's too: the filesystem metastore of this test has none, as with Paimon's catalog.
+     */
+    @Test
+    void theCatalogServesWhatPaimonsCatalogServes() throws Exception {
+        StreamTableEnvironment tEnv = streaming(Duration.ofSeconds(1));
+        tEnv.executeSql(
+                "CREATE TABLE lake.db.served (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                        + " WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')");
+        TableEnvironment batch = batch();
+        batch.executeSql("INSERT INTO lake.db.served VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
+
+        List<Row> snapshots =
+                CollectionUtil.iteratorToList(
+                        batch.executeSql("SELECT commit_kind FROM lake.db.`served$snapshots`")
+                                .collect());
+        assertThat(snapshots).as("the data commit").isNotEmpty();
+
+        // a view of the session over the table reads through the lake-stream source
+        batch.executeSql(
+                "CREATE TEMPORARY VIEW served_view AS SELECT id FROM lake.db.served WHERE id > 1");
+        assertThat(count(batch, "served_view")).isEqualTo(2);
+
+        tEnv.executeSql("CALL lake.sys.create_tag(`table` => 'db.served', tag => 'first')").await();
+        List<Row> tags =
+                CollectionUtil.iteratorToList(
+                        batch.executeSql("SELECT tag_name FROM lake.db.`served$tags`").collect());
+        assertThat(tags.toString()).contains("first");
+    }
+
     @Test
     void badInputIsRefusedWithAnErrorThatNamesIt() throws Exception {
         StreamTableEnvironment tEnv = streaming(Duration.ofSeconds(1));
@@ -269,6 +264,21 @@ class LakeStreamSqlITCase {
                 .hasStackTraceContaining("db.dynamic_bucket")
                 .hasStackTraceContaining("fixed bucket");
 
+        // created in lake-stream mode: refused as a whole, nothing is left behind
+        assertThatThrownBy(
+                        () ->
+                                tEnv.executeSql(
+                                        "CREATE TABLE lake.db.dynamic_enabled (id INT, v STRING,"
+                                                + " PRIMARY KEY (id) NOT ENFORCED) WITH"
+                                                + " ('lake-stream.enabled' = 'true')"))
+                .hasStackTraceContaining("db.dynamic_enabled")
+                .hasStackTraceContaining("fixed bucket");
+        assertThat(
+                        tEnv.getCatalog("lake")
+                                .orElseThrow()
+                                .tableExists(new ObjectPath("db", "dynamic_enabled")))
+                .isFalse();
+
         tEnv.executeSql(
                 "CREATE TABLE lake.db.nested (id INT, tags ARRAY<STRING>) WITH ('bucket' = '1',"
                         + " 'bucket-key' = 'id')");
@@ -280,8 +290,8 @@ class LakeStreamSqlITCase {
                 .hasStackTraceContaining("tags");
 
         tEnv.executeSql(
-                "CREATE TABLE lake.db.plain (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
-                        + " WITH ('bucket' = '2')");
+                "CREATE TABLE lake.db.plain (id INT, v STRING, n INT, PRIMARY KEY (id) NOT"
+                        + " ENFORCED) WITH ('bucket' = '2')");
         assertThatThrownBy(
                         () ->
                                 tEnv.executeSql(
@@ -309,15 +319,26 @@ class LakeStreamSqlITCase {
                                 tEnv.executeSql(
                                         "CALL lake.sys.enable_lake_stream(`table` => 'db.plain')"))
                 .hasStackTraceContaining("already in lake-stream mode");
-        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain ADD extra INT"))
-                .hasStackTraceContaining("db.plain is in lake-stream mode");
+        // schema changes the stream table cannot follow change nothing
+        long schemaId = paimonTable(tEnv, "db.plain").schema().id();
+        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain RENAME v TO w"))
+                .hasStackTraceContaining("db.plain is in lake-stream mode")
+                .hasStackTraceContaining("drop or rename column 'v'");
+        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain DROP v"))
+                .hasStackTraceContaining("drop or rename column 'v'");
+        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain MODIFY n BIGINT"))
+                .hasStackTraceContaining("turn column 'n' of table db.plain from INT into BIGINT");
+        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain SET ('bucket' = '4')"))
+                .hasStackTraceContaining("'bucket'");
+        assertThat(paimonTable(tEnv, "db.plain").schema().id()).isEqualTo(schemaId);
         assertThatThrownBy(
                         () -> tEnv.executeSql("ALTER TABLE lake.db.plain RENAME TO lake.db.other"))
                 .hasStackTraceContaining("cannot be renamed");
 
         // a catalog whose store cannot be reached: the error names the address
         tEnv.executeSql(
-                catalogDdl("unreachable", ", 'lake-stream.store.request-timeout' = '2 s'")
+                environments
+                        .catalogDdl("unreachable", ", 'lake-stream.store.request-timeout' = '2 s'")
                         .replace(SharedFlussCluster.bootstrapServers(), "127.0.0.1:1"));
         tEnv.executeSql(
                 "CREATE TABLE unreachable.db.far (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH"

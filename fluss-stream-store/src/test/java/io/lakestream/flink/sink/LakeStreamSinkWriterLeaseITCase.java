@@ -24,6 +24,7 @@ import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.store.WriterLeaseLog;
 import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -91,11 +93,22 @@ class LakeStreamSinkWriterLeaseITCase {
     private static JobClient start(
             FileStoreTable table, long firstId, long rows, int rowsPerSecond, String name)
             throws Exception {
+        return start(table, firstId, rows, rowsPerSecond, name, LEASE_TIMEOUT);
+    }
+
+    private static JobClient start(
+            FileStoreTable table,
+            long firstId,
+            long rows,
+            int rowsPerSecond,
+            String name,
+            String leaseTimeout)
+            throws Exception {
         StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
         env.setRestartStrategy(RestartStrategies.noRestart());
         SinkTestTables.sink(
                         table,
-                        Map.of(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(), LEASE_TIMEOUT))
+                        Map.of(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(), leaseTimeout))
                 .sinkFrom(
                         env.fromSource(
                                 new DataGeneratorSource<>(
@@ -161,6 +174,33 @@ class LakeStreamSinkWriterLeaseITCase {
         for (long i = 0; i < taken; i++) {
             assertThat(ids).contains((int) (SECOND_WRITER_IDS + i));
         }
+    }
+
+    /**
+     * A bounded job releases its lease after its final commit: with a lease timeout of ten minutes,
+     * the next job writes the table at once, and every row of both is there once.
+     */
+    @Test
+    void aBoundedJobReleasesItsLeaseAfterItsFinalCommit() throws Exception {
+        String name = "released";
+        Identifier identifier = tables.identifier(name);
+        FileStoreTable table = tables.create(name, true);
+        StreamTable streamTable = tables.store.get(StreamTableSpec.of(identifier, table));
+
+        start(table, 0, 600, 2_000, "first bounded writer", "10 min")
+                .getJobExecutionResult()
+                .get(2, TimeUnit.MINUTES);
+        WriterLeaseReplay replay = new WriterLeaseReplay(Duration.ofMinutes(10).toMillis());
+        try (WriterLeaseLog log = tables.store.openWriterLeaseLog(streamTable)) {
+            replay.apply(log.readNew());
+        }
+        assertThat(replay.holder()).as("the lease after the first job's final commit").isNull();
+
+        // within the ten minutes of the first job's lease
+        start(tables.table(name), SECOND_WRITER_IDS, 600, 2_000, "second bounded writer", "10 min")
+                .getJobExecutionResult()
+                .get(2, TimeUnit.MINUTES);
+        tables.verify.assertExactlyOnce(identifier, 1_200);
     }
 
     private static Throwable failureOf(JobClient job) throws Exception {

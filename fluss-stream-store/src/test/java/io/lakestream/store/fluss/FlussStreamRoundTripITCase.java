@@ -134,7 +134,8 @@ class FlussStreamRoundTripITCase {
                                 new BigDecimal("1234567890123456789012345.0000" + (id % 10)),
                                 30,
                                 5),
-                        BinaryString.fromString("c" + (id % 10)),
+                        // a CHAR(3) value longer than three bytes in UTF-8
+                        BinaryString.fromString((id % 2 == 0 ? "äö" : "c") + (id % 10)),
                         BinaryString.fromString("name-" + id),
                         new byte[] {(byte) id, 7},
                         new byte[] {1, 2, (byte) id},
@@ -180,7 +181,7 @@ class FlussStreamRoundTripITCase {
     /**
      * Paimon's bucket of a row: the hash of its bucket key (the id column), as Paimon computes it.
      */
-    private static int paimonBucket(int id, int numBuckets) {
+    static int paimonBucket(int id, int numBuckets) {
         BinaryRow key = new BinaryRow(1);
         BinaryRowWriter writer = new BinaryRowWriter(key);
         writer.writeInt(0, id);

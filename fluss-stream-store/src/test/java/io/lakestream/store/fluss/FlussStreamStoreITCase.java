@@ -144,7 +144,7 @@ class FlussStreamStoreITCase {
         assertThatThrownBy(() -> store.get(spec("no_lake_format", 2)))
                 .isInstanceOf(StreamStoreException.class)
                 .hasMessageContaining("'table.datalake.format' is not set but should be paimon")
-                .hasMessageContaining("'table.log.format' is ARROW but should be COMPACTED");
+                .hasMessageContaining("'table.log.format' is ARROW but should be INDEXED");
     }
 
     @Test

@@ -20,19 +20,26 @@ package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamTableSpec;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogLoader;
 import org.apache.paimon.catalog.DelegateCatalog;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
+import org.apache.paimon.schema.SchemaManager;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.utils.LazyField;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,8 +51,11 @@ import java.util.Map;
  * <ul>
  *   <li>setting {@code 'lake-stream.enabled' = 'true'} runs the {@link LakeStreamEnablement} steps
  *       before the option is written; setting it to {@code false} or resetting it disables;
- *   <li>a schema change or a bucket change of an enabled table is refused before anything changes:
- *       the stream table would no longer match;
+ *   <li>a schema change of an enabled table is carried to its stream table where the store can hold
+ *       it (an added nullable column), and otherwise refused before anything changes; a bucket
+ *       change is refused: the stream table's buckets would no longer match;
+ *   <li>creating a table with {@code 'lake-stream.enabled' = 'true'} enables it as {@code ALTER}
+ *       does;
  *   <li>dropping an enabled table drops its stream table; renaming one is refused.
  * </ul>
  */
@@ -103,15 +113,12 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
         boolean turnsOn = enabledValue != null && Boolean.parseBoolean(enabledValue);
         turnsOff |= enabledValue != null && !Boolean.parseBoolean(enabledValue);
         boolean enabledAfter = turnsOn || (enabledBefore && !turnsOff);
-        if (enabledAfter && !schemaChanges.isEmpty()) {
+        if (enabledAfter && !schemaChanges.isEmpty() && !enabledBefore) {
             throw new ValidationException(
                     String.format(
-                            "Table %s is in lake-stream mode: its stream table must keep the "
-                                    + "table's columns, so %s is refused. Disable lake-stream mode "
-                                    + "('%s' = 'false'), change the schema, and enable it again.",
-                            identifier.getFullName(),
-                            describe(schemaChanges.get(0)),
-                            LakeStreamOptions.ENABLED.key()));
+                            "Table %s: change the schema and enable lake-stream mode ('%s') in "
+                                    + "two statements.",
+                            identifier.getFullName(), LakeStreamOptions.ENABLED.key()));
         }
         if (enabledAfter && newOptions.containsKey(CoreOptions.BUCKET.key())) {
             throw new ValidationException(
@@ -121,20 +128,125 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                                     + "first.",
                             identifier.getFullName(), CoreOptions.BUCKET.key()));
         }
+        if (enabledAfter && !schemaChanges.isEmpty()) {
+            alterSchemaOfEnabled(identifier, table, changes);
+            return;
+        }
         if (turnsOn && !enabledBefore) {
             // create the stream table and record its start before the option is written
             Map<String, String> others = new HashMap<>(newOptions);
             others.remove(LakeStreamOptions.ENABLED.key());
             FileStoreTable next = table.copy(others);
             enablement.provisionAndRecordStart(identifier, next);
+        } else if (turnsOn) {
+            // enabling an enabled table again brings its stream table up to date (after a schema
+            // change whose second step failed); its start offsets were recorded long ago, and
+            // recording the current ends now would hide records not yet committed
+            enablement.provision(identifier, table);
         }
         super.alterTable(identifier, changes, ignoreIfNotExists);
     }
 
-    private static String describe(SchemaChange change) {
-        String name = change.getClass().getSimpleName();
-        // AddColumn -> "add column"
-        return name.replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase();
+    /**
+     * Changes the schema of an enabled table when its stream table can follow: the store checks the
+     * change first, so that a refused change leaves everything as it was; then Paimon's schema
+     * changes, then the stream table. If that last step fails, the error says how to finish it.
+     */
+    private void alterSchemaOfEnabled(
+            Identifier identifier, FileStoreTable table, List<SchemaChange> changes)
+            throws TableNotExistException, ColumnAlreadyExistException, ColumnNotExistException {
+        TableSchema next =
+                SchemaManager.generateTableSchema(
+                        table.schema(),
+                        changes,
+                        new LazyField<>(() -> table.latestSnapshot().isPresent()),
+                        new LazyField<>(() -> identifier));
+        try (StreamStore store = enablement.openStore(table.options())) {
+            try {
+                store.checkEvolution(
+                        StreamTableSpec.of(identifier, table),
+                        StreamTableSpec.of(identifier, table.copy(next)));
+            } catch (RuntimeException e) {
+                throw new ValidationException(
+                        String.format(
+                                "Table %s is in lake-stream mode and its stream table cannot "
+                                        + "follow this change, so nothing was changed. %s To make "
+                                        + "the change anyway, run CALL sys.disable_lake_stream("
+                                        + "`table` => '%s', drop_stream_table => true), change the "
+                                        + "table, and enable lake-stream mode again.",
+                                identifier.getFullName(), e.getMessage(), identifier.getFullName()),
+                        e);
+            }
+            super.alterTable(identifier, changes, false);
+            FileStoreTable changed = enablement.fileStoreTable(identifier);
+            try {
+                store.provision(StreamTableSpec.of(identifier, changed));
+            } catch (RuntimeException e) {
+                throw new TableException(
+                        String.format(
+                                "The schema of table %s changed, but its stream table could not "
+                                        + "follow: %s Writers of the table fail until it does; "
+                                        + "run ALTER TABLE %s SET ('%s' = 'true') to retry.",
+                                identifier.getFullName(),
+                                e.getMessage(),
+                                identifier.getFullName(),
+                                LakeStreamOptions.ENABLED.key()),
+                        e);
+            }
+        }
+    }
+
+    /**
+     * Creates a table; one created with {@code 'lake-stream.enabled' = 'true'} is created without
+     * the option and then enabled by the {@link LakeStreamEnablement} steps, so that its stream
+     * table and start offsets exist before any writer sees the option. If enabling fails, the new
+     * table is dropped again and the error says why.
+     */
+    @Override
+    public void createTable(Identifier identifier, Schema schema, boolean ignoreIfExists)
+            throws TableAlreadyExistException, DatabaseNotExistException {
+        if (!LakeStreamEnablement.isEnabled(schema.options())) {
+            super.createTable(identifier, schema, ignoreIfExists);
+            return;
+        }
+        if (ignoreIfExists && exists(identifier)) {
+            return; // an existing table is left as it is, whatever its mode
+        }
+        Map<String, String> options = new HashMap<>(schema.options());
+        options.remove(LakeStreamOptions.ENABLED.key());
+        super.createTable(
+                identifier,
+                new Schema(
+                        schema.fields(),
+                        schema.partitionKeys(),
+                        schema.primaryKeys(),
+                        options,
+                        schema.comment()),
+                false);
+        try {
+            enablement.enable(identifier, Collections.emptyMap());
+        } catch (RuntimeException e) {
+            try {
+                super.dropTable(identifier, true);
+            } catch (TableNotExistException | RuntimeException dropFailure) {
+                e.addSuppressed(dropFailure);
+            }
+            throw new ValidationException(
+                    String.format(
+                            "Cannot create table %s in lake-stream mode, so it was not created: "
+                                    + "%s",
+                            identifier.getFullName(), e.getMessage()),
+                    e);
+        }
+    }
+
+    private boolean exists(Identifier identifier) {
+        try {
+            wrapped().getTable(identifier);
+            return true;
+        } catch (TableNotExistException e) {
+            return false;
+        }
     }
 
     @Override

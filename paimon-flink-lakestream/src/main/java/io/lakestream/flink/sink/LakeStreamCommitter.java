@@ -26,8 +26,12 @@ import org.apache.paimon.flink.sink.Committer;
 import org.apache.paimon.flink.sink.StoreCommitter;
 import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
 
 import org.apache.flink.annotation.Internal;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -45,17 +49,30 @@ import java.util.Map;
  * a start, that of the latest snapshot) merged with N's sealed segments. Maps are built when
  * checkpoints are combined, in checkpoint order, not when they are committed, because a
  * checkpoint's map is part of the committer's state before its commit happens.
+ *
+ * <p>After the final commit of a bounded job (Paimon's committer commits the identifier {@link
+ * BatchWriteBuilder#COMMIT_IDENTIFIER} only once every writer ended its input) it releases the
+ * job's writer lease, so that the next job writes the table at once rather than after the lease
+ * timeout. Releasing any earlier would let the next job fence records that are about to be
+ * committed.
  */
 @Internal
 public final class LakeStreamCommitter implements Committer<Committable, ManifestCommittable> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LakeStreamCommitter.class);
+
     private final FileStoreTable table;
     private final StoreCommitter paimon;
+    private final Runnable releaseLease;
     private StreamOffsets fullOffsets;
 
-    public LakeStreamCommitter(FileStoreTable table, StoreCommitter paimon) {
+    /**
+     * @param releaseLease releases the job's writer lease; run after the final commit
+     */
+    public LakeStreamCommitter(FileStoreTable table, StoreCommitter paimon, Runnable releaseLease) {
         this.table = table;
         this.paimon = paimon;
+        this.releaseLease = releaseLease;
         this.fullOffsets = SnapshotOffsets.ofLatestSnapshot(table).orElse(StreamOffsets.empty());
     }
 
@@ -104,6 +121,26 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     public void commit(List<ManifestCommittable> globalCommittables)
             throws IOException, InterruptedException {
         paimon.commit(globalCommittables);
+        releaseLeaseAfterFinalCommit(globalCommittables);
+    }
+
+    private void releaseLeaseAfterFinalCommit(List<ManifestCommittable> committed) {
+        boolean last =
+                committed.stream()
+                        .anyMatch(c -> c.identifier() == BatchWriteBuilder.COMMIT_IDENTIFIER);
+        if (!last) {
+            return;
+        }
+        try {
+            releaseLease.run();
+        } catch (RuntimeException e) {
+            // the data is committed; the next job only waits for the lease to expire
+            LOG.warn(
+                    "Cannot release the writer lease of table {} after its final commit; the "
+                            + "next job that writes it waits for the lease timeout.",
+                    table.fullName(),
+                    e);
+        }
     }
 
     @Override
@@ -111,8 +148,11 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             List<ManifestCommittable> globalCommittables,
             boolean checkAppendFiles,
             boolean partitionMarkDoneRecoverFromState) {
-        return paimon.filterAndCommit(
-                globalCommittables, checkAppendFiles, partitionMarkDoneRecoverFromState);
+        int committed =
+                paimon.filterAndCommit(
+                        globalCommittables, checkAppendFiles, partitionMarkDoneRecoverFromState);
+        releaseLeaseAfterFinalCommit(globalCommittables);
+        return committed;
     }
 
     @Override

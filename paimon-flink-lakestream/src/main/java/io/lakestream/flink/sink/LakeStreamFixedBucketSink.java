@@ -18,6 +18,8 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 
 import org.apache.paimon.data.InternalRow;
@@ -78,6 +80,23 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
     @Override
     protected Committer.Factory<Committable, ManifestCommittable> createCommitterFactory() {
         Committer.Factory<Committable, ManifestCommittable> paimon = super.createCommitterFactory();
-        return context -> new LakeStreamCommitter(table, (StoreCommitter) paimon.create(context));
+        StreamTable streamTable = this.streamTable;
+        Map<String, String> storeOptions = this.storeOptions;
+        return context ->
+                new LakeStreamCommitter(
+                        table,
+                        (StoreCommitter) paimon.create(context),
+                        () -> {
+                            try (StreamStore store =
+                                    StreamStoreLoader.create(
+                                            storeOptions,
+                                            LakeStreamFixedBucketSink.class.getClassLoader())) {
+                                WriterLease.release(
+                                        store,
+                                        streamTable,
+                                        context.commitUser(),
+                                        "committer, after the final commit");
+                            }
+                        });
     }
 }

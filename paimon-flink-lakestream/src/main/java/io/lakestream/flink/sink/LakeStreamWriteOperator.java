@@ -37,6 +37,7 @@ import org.apache.paimon.flink.sink.Committable;
 import org.apache.paimon.flink.sink.RowDataStoreWriteOperator;
 import org.apache.paimon.flink.sink.StoreSinkWrite;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.ChannelComputer;
 import org.apache.paimon.table.sink.SinkRecord;
 
@@ -262,7 +263,11 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
             registerEndOffsetGauge(pb);
         }
         commitLag.sealed(checkpointId, sealedRecords);
-        if (!sealed.isEmpty()) {
+        // at the end of the input (Paimon prepares the last commit with the identifier of a batch
+        // commit) a segment goes out even when empty: it makes sure the committer sees the final
+        // commit, after which it releases the writer lease
+        boolean endOfInput = checkpointId == BatchWriteBuilder.COMMIT_IDENTIFIER;
+        if (!sealed.isEmpty() || endOfInput) {
             committables.add(
                     new Committable(
                             checkpointId,

@@ -30,6 +30,8 @@ import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executors;
@@ -89,6 +91,13 @@ final class WriterLease implements AutoCloseable {
         WriterLeaseEntry firstSeen = replay.holderEntry();
         while (!held()) {
             WriterLeaseEntry other = replay.holderEntry();
+            if (other == null) {
+                throw new IllegalStateException(
+                        String.format(
+                                "The writer lease log of table %s refuses the claims of %s (%s): "
+                                        + "it was released after this job's final commit.",
+                                table.spec(), owner, description));
+            }
             if (!other.equals(firstSeen)) {
                 throw conflict(other);
             }
@@ -121,6 +130,18 @@ final class WriterLease implements AutoCloseable {
         }
     }
 
+    /**
+     * Releases the lease of {@code owner} on {@code table}, so that the next job takes the table at
+     * once instead of after the lease timeout. Only for after the final commit of a job whose
+     * writers all ended: a job that takes over fences everything past the committed offsets.
+     */
+    static void release(StreamStore store, StreamTable table, String owner, String description) {
+        try (WriterLeaseLog log = store.openWriterLeaseLog(table)) {
+            log.release(owner, description);
+        }
+        LOG.info("Released the writer lease of {} held by {}.", table.spec(), owner);
+    }
+
     /** Renews the lease every third of its timeout from a thread of its own. */
     void startRenewing() {
         renewLog = store.openWriterLeaseLog(table);
@@ -148,7 +169,14 @@ final class WriterLease implements AutoCloseable {
         return owner.equals(replay.holder());
     }
 
-    private WriterConflictException conflict(WriterLeaseEntry other) {
+    private WriterConflictException conflict(@Nullable WriterLeaseEntry other) {
+        if (other == null) {
+            return new WriterConflictException(
+                    String.format(
+                            "The writer lease of table %s held by %s was released: the job's "
+                                    + "final commit happened, so it must not write any more.",
+                            table.spec().identifier().getFullName(), owner));
+        }
         return new WriterConflictException(
                 String.format(
                         "Paimon table %s is written by another lake-stream sink (%s, commit user "

@@ -25,14 +25,23 @@ import org.apache.flink.annotation.Internal;
 import javax.annotation.Nullable;
 
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Replays a writer lease log to find who holds the lease. An entry makes its owner the holder when
  * there is no holder yet, when its owner already holds the lease (a renewal), or when the holder's
  * last accepted entry is older than the lease timeout at the entry's store time (the old lease
  * expired); any other entry is a refused claim and changes nothing.
+ *
+ * <p>A release, which a job's committer appends after the job's final commit, frees the lease of
+ * its owner at once. It also retires every (owner, description) pair seen before it: a renewal that
+ * the finished job's writer sends while it closes, after the release, must not claim the table
+ * again. A later job with the same owner (restored from the finished job's savepoint) describes
+ * itself by another Flink job id, so its claims count.
  *
  * <p>The outcome depends only on the entries and their store timestamps, so every subtask of every
  * job that replays the same log agrees on the holder, whatever its own clock says. A log whose
@@ -44,6 +53,13 @@ final class WriterLeaseReplay {
 
     private final long timeoutMillis;
     private final Map<String, WriterLeaseEntry> lastEntryOfOwner = new HashMap<>();
+
+    /** Every (owner, description) pair of a claim or renewal not yet released. */
+    private final Set<String> seen = new HashSet<>();
+
+    /** The pairs released: their later entries are late renewals of a finished job. */
+    private final Set<String> retired = new HashSet<>();
+
     @Nullable private WriterLeaseEntry holderEntry;
 
     WriterLeaseReplay(long timeoutMillis) {
@@ -52,6 +68,15 @@ final class WriterLeaseReplay {
 
     void apply(List<WriterLeaseEntry> entries) {
         for (WriterLeaseEntry entry : entries) {
+            if (entry.isRelease()) {
+                release(entry);
+                continue;
+            }
+            String claimant = entry.owner() + '\n' + entry.description();
+            if (retired.contains(claimant)) {
+                continue;
+            }
+            seen.add(claimant);
             lastEntryOfOwner.put(entry.owner(), entry);
             if (holderEntry == null
                     || holderEntry.owner().equals(entry.owner())
@@ -61,7 +86,21 @@ final class WriterLeaseReplay {
         }
     }
 
-    /** The owner holding the lease after the entries applied so far, or null before any. */
+    private void release(WriterLeaseEntry release) {
+        if (holderEntry != null && holderEntry.owner().equals(release.owner())) {
+            holderEntry = null;
+        }
+        String prefix = release.owner() + '\n';
+        for (Iterator<String> it = seen.iterator(); it.hasNext(); ) {
+            String claimant = it.next();
+            if (claimant.startsWith(prefix)) {
+                retired.add(claimant);
+                it.remove();
+            }
+        }
+    }
+
+    /** The owner holding the lease after the entries applied so far, or null when it is free. */
     @Nullable
     String holder() {
         return holderEntry == null ? null : holderEntry.owner();

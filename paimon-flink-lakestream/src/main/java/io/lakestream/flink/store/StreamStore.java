@@ -44,13 +44,35 @@ import java.util.Map;
 public interface StreamStore extends AutoCloseable {
 
     /**
-     * Creates the stream table of a Paimon table, or checks that the existing one matches {@code
-     * spec}. Idempotent.
+     * Creates the stream table of a Paimon table, or brings the existing one to {@code spec} by the
+     * changes {@link #checkEvolution} allows (added columns) and checks that it matches.
+     * Idempotent.
      *
      * @throws StreamStoreException when a column type cannot be held by the store (naming the
      *     column and type), or when an existing stream table does not match (saying what differs)
      */
     StreamTable provision(StreamTableSpec spec);
+
+    /**
+     * Checks, before the Paimon table changes, that {@link #provision} can bring the stream table
+     * of {@code from} to {@code to}. A store that cannot change stream tables refuses every change
+     * of columns, keys and buckets, which is what this default does.
+     *
+     * @throws StreamStoreException saying what the store cannot follow
+     */
+    default void checkEvolution(StreamTableSpec from, StreamTableSpec to) {
+        if (!from.rowType().equals(to.rowType())
+                || !from.partitionKeys().equals(to.partitionKeys())
+                || !from.bucketKeys().equals(to.bucketKeys())
+                || !from.primaryKeys().equals(to.primaryKeys())
+                || from.numBuckets() != to.numBuckets()) {
+            throw new StreamStoreException(
+                    String.format(
+                            "The stream store of table %s cannot change the columns, keys or "
+                                    + "buckets of its stream table.",
+                            to.identifier().getFullName()));
+        }
+    }
 
     /**
      * Returns the existing stream table of a Paimon table after checking that it matches {@code

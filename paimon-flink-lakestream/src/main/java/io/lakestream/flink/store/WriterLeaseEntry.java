@@ -24,9 +24,10 @@ import java.util.Objects;
 
 /**
  * One entry of a {@link WriterLeaseLog}: a sink job claiming or renewing its lease on a stream
- * table. The owner identifies the writing job across restarts (Paimon's commit user); the
- * description says which job and subtask wrote the entry, for error messages; the timestamp is the
- * store's append time, so that every reader judges lease expiry by the same clock.
+ * table, or releasing it after its final commit. The owner identifies the writing job across
+ * restarts (Paimon's commit user); the description says which job and subtask wrote the entry, for
+ * error messages; the timestamp is the store's append time, so that every reader judges lease
+ * expiry by the same clock.
  */
 @PublicEvolving
 public final class WriterLeaseEntry {
@@ -34,11 +35,24 @@ public final class WriterLeaseEntry {
     private final String owner;
     private final String description;
     private final long timestamp;
+    private final boolean release;
 
+    /** A claim or renewal. */
     public WriterLeaseEntry(String owner, String description, long timestamp) {
+        this(owner, description, timestamp, false);
+    }
+
+    /** A claim or renewal, or a release when {@code release} is true. */
+    public WriterLeaseEntry(String owner, String description, long timestamp, boolean release) {
         this.owner = Objects.requireNonNull(owner, "owner");
         this.description = Objects.requireNonNull(description, "description");
         this.timestamp = timestamp;
+        this.release = release;
+    }
+
+    /** Whether the owner gave the lease up with this entry (it will not write the table again). */
+    public boolean isRelease() {
+        return release;
     }
 
     public String owner() {
@@ -61,17 +75,18 @@ public final class WriterLeaseEntry {
         }
         WriterLeaseEntry that = (WriterLeaseEntry) o;
         return timestamp == that.timestamp
+                && release == that.release
                 && owner.equals(that.owner)
                 && description.equals(that.description);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(owner, description, timestamp);
+        return Objects.hash(owner, description, timestamp, release);
     }
 
     @Override
     public String toString() {
-        return owner + " (" + description + ") @" + timestamp;
+        return (release ? "release by " : "") + owner + " (" + description + ") @" + timestamp;
     }
 }

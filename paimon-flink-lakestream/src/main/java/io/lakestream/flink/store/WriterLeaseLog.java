@@ -37,6 +37,12 @@ public interface WriterLeaseLog extends AutoCloseable {
     void append(String owner, String description);
 
     /**
+     * Appends a release by {@code owner} durably: once it is read, the lease is free if the owner
+     * held it, and later renewals by the entries the owner appended before are no claims.
+     */
+    void release(String owner, String description);
+
+    /**
      * Returns the entries appended since the previous call (all retained ones on the first call),
      * in log order, up to at least every entry whose {@link #append} returned before this call
      * started.

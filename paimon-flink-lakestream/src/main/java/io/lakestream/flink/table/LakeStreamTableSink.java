@@ -22,34 +22,47 @@ import io.lakestream.flink.sink.LakeStreamSink;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.flink.FlinkConnectorOptions;
+import org.apache.paimon.flink.sink.FlinkSinkBuilder;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * {@code INSERT INTO} a table in lake-stream mode: the dual-write sink. An append table takes
  * inserts; a primary-key table takes upserts and deletes, and update-before rows too when its merge
  * engine retracts (aggregation and partial-update), as Paimon's own sink does.
+ *
+ * <p>{@code INSERT OVERWRITE} (batch only, as in Paimon) is Paimon's own overwrite and writes
+ * nothing to the stream store, as Paimon's log system did: an overwrite replaces partitions
+ * atomically at its commit, which records read before it would contradict. Its snapshot records no
+ * offsets and so inherits those of the snapshot before it; the stream records already there stay
+ * below them, replaced with the rest of the partition.
  */
 @Internal
-public class LakeStreamTableSink implements DynamicTableSink, SupportsPartitioning {
+public class LakeStreamTableSink
+        implements DynamicTableSink, SupportsPartitioning, SupportsOverwrite {
 
     private final ObjectIdentifier identifier;
     private final FileStoreTable table;
     private final Map<String, String> storeOptions;
+    private final Map<String, String> staticPartitions = new LinkedHashMap<>();
+    private boolean overwrite;
 
     LakeStreamTableSink(
             ObjectIdentifier identifier, FileStoreTable table, Map<String, String> storeOptions) {
@@ -79,10 +92,13 @@ public class LakeStreamTableSink implements DynamicTableSink, SupportsPartitioni
 
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
-        LakeStreamSink.Builder builder =
-                LakeStreamSink.builder().setTable(table).setOptions(storeOptions);
         Integer parallelism =
                 Options.fromMap(table.options()).get(FlinkConnectorOptions.SINK_PARALLELISM);
+        if (overwrite) {
+            return overwriteProvider(context, parallelism);
+        }
+        LakeStreamSink.Builder builder =
+                LakeStreamSink.builder().setTable(table).setOptions(storeOptions);
         if (parallelism != null) {
             builder.setParallelism(parallelism);
         }
@@ -96,15 +112,51 @@ public class LakeStreamTableSink implements DynamicTableSink, SupportsPartitioni
         };
     }
 
+    private SinkRuntimeProvider overwriteProvider(Context context, Integer parallelism) {
+        if (!context.isBounded()) {
+            throw new ValidationException(
+                    String.format(
+                            "INSERT OVERWRITE into table %s needs a bounded job in batch mode, "
+                                    + "as in Paimon: a streaming overwrite is not supported.",
+                            identifier.asSummaryString()));
+        }
+        FileStoreTable table = this.table;
+        Map<String, String> partitions = new LinkedHashMap<>(staticPartitions);
+        return new DataStreamSinkProvider() {
+            @Override
+            public DataStreamSink<?> consumeDataStream(
+                    ProviderContext providerContext, DataStream<RowData> dataStream) {
+                return new FlinkSinkBuilder(table)
+                        .forRowData(dataStream)
+                        .overwrite(partitions)
+                        .parallelism(parallelism)
+                        .build();
+            }
+        };
+    }
+
     @Override
     public void applyStaticPartition(Map<String, String> partition) {
-        // the planner puts static partition values into the rows themselves; rows are bucketed
-        // and partitioned by Paimon's writer as always
+        // the planner puts static partition values into the rows themselves; an overwrite needs
+        // them to know which partition it replaces
+        for (String key : table.partitionKeys()) {
+            if (partition.containsKey(key)) {
+                staticPartitions.put(key, partition.get(key));
+            }
+        }
+    }
+
+    @Override
+    public void applyOverwrite(boolean overwrite) {
+        this.overwrite = overwrite;
     }
 
     @Override
     public DynamicTableSink copy() {
-        return new LakeStreamTableSink(identifier, table, storeOptions);
+        LakeStreamTableSink copy = new LakeStreamTableSink(identifier, table, storeOptions);
+        copy.staticPartitions.putAll(staticPartitions);
+        copy.overwrite = overwrite;
+        return copy;
     }
 
     @Override

@@ -82,4 +82,35 @@ class WriterLeaseReplayTest {
                 Arrays.asList(entry("b", 0), entry("a", 300), entry("a", 700), entry("a", 1_100)));
         assertThat(replay.holder()).as("a renews past b's stale claim").isEqualTo("a");
     }
+
+    private static WriterLeaseEntry release(String owner, long timestamp) {
+        return new WriterLeaseEntry(owner, "committer", timestamp, true);
+    }
+
+    @Test
+    void aReleaseFreesTheLeaseAtOnceAndLateRenewalsOfTheReleasedJobDoNotClaimIt() {
+        WriterLeaseReplay replay = new WriterLeaseReplay(TIMEOUT);
+        replay.apply(Arrays.asList(entry("a", 0), entry("a", 300), release("a", 400)));
+        assertThat(replay.holder()).as("released").isNull();
+        // the finished job's writer renews once more while it closes
+        replay.apply(Arrays.asList(entry("a", 450)));
+        assertThat(replay.holder()).as("a late renewal is no claim").isNull();
+        replay.apply(Arrays.asList(entry("b", 500)));
+        assertThat(replay.holder()).as("the next job takes the table at once").isEqualTo("b");
+    }
+
+    @Test
+    void aJobRestoredWithTheReleasedOwnerClaimsAgain() {
+        WriterLeaseReplay replay = new WriterLeaseReplay(TIMEOUT);
+        replay.apply(Arrays.asList(entry("a", 0), release("a", 100)));
+        replay.apply(Arrays.asList(new WriterLeaseEntry("a", "a restored job", 200)));
+        assertThat(replay.holder()).isEqualTo("a");
+    }
+
+    @Test
+    void aReleaseByAJobThatLostTheLeaseLeavesTheHolderAlone() {
+        WriterLeaseReplay replay = new WriterLeaseReplay(TIMEOUT);
+        replay.apply(Arrays.asList(entry("a", 0), entry("b", 1_500), release("a", 1_600)));
+        assertThat(replay.holder()).isEqualTo("b");
+    }
 }

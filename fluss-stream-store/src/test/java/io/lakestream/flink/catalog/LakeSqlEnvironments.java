@@ -1,0 +1,108 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.catalog;
+
+import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.table.FileStoreTable;
+
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CollectionUtil;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Table environments of the SQL tests on the shared MiniCluster, each with the {@code
+ * paimon-lakestream} catalog {@code lake} over one warehouse and the shared Fluss cluster.
+ */
+final class LakeSqlEnvironments {
+
+    private final Path warehouse;
+
+    LakeSqlEnvironments(Path warehouse) {
+        this.warehouse = warehouse;
+    }
+
+    String catalogDdl(String name, String extra) {
+        return String.format(
+                "CREATE CATALOG %s WITH ("
+                        + "'type' = 'paimon-lakestream', "
+                        + "'warehouse' = '%s', "
+                        + "'lake-stream.fluss.bootstrap.servers' = '%s', "
+                        + "'lake-stream.sink.writer-lease-timeout' = '1 s', "
+                        + "'lake-stream.read.partition-discovery-interval' = '500 ms'%s)",
+                name, warehouse.toUri(), SharedFlussCluster.bootstrapServers(), extra);
+    }
+
+    /**
+     * A streaming table environment with the catalog {@code lake} and its database {@code db};
+     * without checkpoints when {@code checkpointInterval} is null.
+     */
+    StreamTableEnvironment streaming(Duration checkpointInterval) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        // one slot per job: a streaming INSERT, a streaming SELECT and a batch SELECT run at once
+        // on the shared MiniCluster's four slots
+        env.setParallelism(1);
+        if (checkpointInterval != null) {
+            env.enableCheckpointing(checkpointInterval.toMillis());
+            // Flink starts the first checkpoint at a random time between the minimum pause and
+            // the interval; with the pause equal to the interval it comes after a whole interval
+            env.getCheckpointConfig().setMinPauseBetweenCheckpoints(checkpointInterval.toMillis());
+        }
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.executeSql(catalogDdl("lake", ""));
+        tEnv.executeSql("CREATE DATABASE IF NOT EXISTS lake.db");
+        return tEnv;
+    }
+
+    /** A batch table environment with the catalog {@code lake}. */
+    TableEnvironment batch() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+        tEnv.executeSql(catalogDdl("lake", ""));
+        return tEnv;
+    }
+
+    static long count(TableEnvironment tEnv, String table) {
+        List<Row> rows =
+                CollectionUtil.iteratorToList(
+                        tEnv.executeSql("SELECT COUNT(*) FROM " + table).collect());
+        return (Long) rows.get(0).getField(0);
+    }
+
+    static LakeStreamPaimonCatalog paimonCatalog(TableEnvironment tEnv) {
+        return (LakeStreamPaimonCatalog)
+                ((LakeStreamFlinkCatalog) tEnv.getCatalog("lake").orElseThrow()).catalog();
+    }
+
+    static FileStoreTable paimonTable(TableEnvironment tEnv, String table) throws Exception {
+        return (FileStoreTable) paimonCatalog(tEnv).getTable(Identifier.fromString(table));
+    }
+}
