@@ -18,8 +18,6 @@
 
 package io.lakestream.examples;
 
-import org.apache.fluss.server.testutils.FlussClusterExtension;
-
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
@@ -30,10 +28,8 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 
 /**
@@ -53,21 +49,14 @@ public final class SqlQuickstart {
         long start = System.nanoTime();
         System.out.println("Lake-stream quickstart: Flink SQL on a local Fluss cluster");
         Path warehouse = Files.createTempDirectory("lake-stream-sql-quickstart");
-        FlussClusterExtension fluss =
-                FlussClusterExtension.builder().setNumOfTabletServers(1).build();
-        Path flussDir = null;
-        try {
-            fluss.start();
-            flussDir = Paths.get(URI.create(fluss.getRemoteDataDir())).getParent();
-            step("Started a local Fluss cluster at " + fluss.getBootstrapServers());
-            run(fluss.getBootstrapServers(), warehouse);
+        try (LocalFlussCluster fluss = LocalFlussCluster.start()) {
+            step("Started a local Fluss cluster at " + fluss.bootstrapServers());
+            run(fluss.bootstrapServers(), warehouse);
         } catch (Throwable t) {
             // printed here: Flink's and Fluss's threads would keep the JVM from ending otherwise
             t.printStackTrace(System.out);
             System.exit(1);
         } finally {
-            fluss.close();
-            TemporaryDirectories.delete(flussDir);
             TemporaryDirectories.delete(warehouse);
         }
         System.out.printf(

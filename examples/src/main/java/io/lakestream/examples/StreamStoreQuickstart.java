@@ -18,7 +18,6 @@
 
 package io.lakestream.examples;
 
-import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.FenceLog;
@@ -46,13 +45,9 @@ import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
 
-import org.apache.fluss.server.testutils.FlussClusterExtension;
-
 import java.math.BigDecimal;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -88,21 +83,12 @@ public final class StreamStoreQuickstart {
         long start = System.nanoTime();
         System.out.println("Lake-stream quickstart: the stream-store SPI on a local Fluss cluster");
         Path warehouse = Files.createTempDirectory("lake-stream-quickstart");
-        FlussClusterExtension fluss =
-                FlussClusterExtension.builder().setNumOfTabletServers(1).build();
-        Path flussDir = null;
-        try {
-            fluss.start();
-            // read now: the extension forgets its directory on close
-            flussDir = Paths.get(URI.create(fluss.getRemoteDataDir())).getParent();
+        try (LocalFlussCluster fluss = LocalFlussCluster.start()) {
             step(
                     "Started a local Fluss cluster (ZooKeeper, a coordinator, a tablet server) at "
-                            + fluss.getBootstrapServers());
-            run(fluss.getBootstrapServers(), warehouse);
+                            + fluss.bootstrapServers());
+            run(fluss.lakeStreamOptions(), warehouse);
         } finally {
-            fluss.close();
-            // the extension deletes its directory only when empty, which it never is
-            TemporaryDirectories.delete(flussDir);
             TemporaryDirectories.delete(warehouse);
         }
         System.out.printf(
@@ -110,7 +96,7 @@ public final class StreamStoreQuickstart {
                 (System.nanoTime() - start) / 1e9);
     }
 
-    private static void run(String bootstrapServers, Path warehouse) throws Exception {
+    private static void run(Map<String, String> options, Path warehouse) throws Exception {
         FileStoreTable table = createPaimonTable(warehouse);
         step(
                 "Created Paimon table "
@@ -124,11 +110,6 @@ public final class StreamStoreQuickstart {
                         + " buckets) in a temporary warehouse");
 
         // the same options a lake-stream table carries; the store is found on the class path
-        Map<String, String> options = new HashMap<>();
-        options.put(LakeStreamOptions.STORE.key(), "fluss");
-        options.put(
-                LakeStreamOptions.storeOptionsPrefix("fluss") + "bootstrap.servers",
-                bootstrapServers);
         try (StreamStore store =
                 StreamStoreLoader.create(options, StreamStoreQuickstart.class.getClassLoader())) {
             StreamTable streamTable = store.provision(StreamTableSpec.of(ORDERS, table));
