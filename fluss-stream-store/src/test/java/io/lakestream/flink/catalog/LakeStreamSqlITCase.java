@@ -349,6 +349,11 @@ class LakeStreamSqlITCase {
                                         "ALTER TABLE unreachable.db.far SET"
                                                 + " ('lake-stream.enabled' = 'true')"))
                 .hasStackTraceContaining("127.0.0.1:1");
+        // the enabled table seen through that catalog: its schema does not change without the store
+        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE unreachable.db.plain ADD extra INT"))
+                .hasStackTraceContaining("db.plain")
+                .hasStackTraceContaining("127.0.0.1:1");
+        assertThat(paimonTable(tEnv, "db.plain").schema().id()).isEqualTo(schemaId);
 
         List<Row> procedures =
                 CollectionUtil.iteratorToList(

@@ -161,7 +161,19 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                         changes,
                         new LazyField<>(() -> table.latestSnapshot().isPresent()),
                         new LazyField<>(() -> identifier));
-        try (StreamStore store = enablement.openStore(table.options())) {
+        StreamStore opened;
+        try {
+            opened = enablement.openStore(table.options());
+        } catch (RuntimeException e) {
+            throw new ValidationException(
+                    String.format(
+                            "Table %s is in lake-stream mode, and its schema changes only together "
+                                    + "with its stream table, whose store cannot be opened, so "
+                                    + "nothing was changed: %s",
+                            identifier.getFullName(), e.getMessage()),
+                    e);
+        }
+        try (StreamStore store = opened) {
             try {
                 store.checkEvolution(
                         StreamTableSpec.of(identifier, table),
