@@ -19,8 +19,7 @@
 package io.lakestream.flink.sink;
 
 import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 
@@ -47,7 +46,6 @@ import org.apache.flink.types.Row;
 import javax.annotation.Nullable;
 
 import java.io.Serializable;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -132,32 +130,14 @@ public final class LakeStreamSink implements Serializable {
 
     /** Builds a {@link LakeStreamSink}; see {@link LakeStreamSink} for what is required. */
     @PublicEvolving
-    public static final class Builder {
+    public static final class Builder extends LakeStreamTableBuilder<Builder> {
 
-        private FileStoreTable table;
-        private final Map<String, String> options = new HashMap<>();
         private Integer parallelism;
 
         private Builder() {}
 
-        /** The Paimon table to write. This is a required parameter. */
-        public Builder setTable(FileStoreTable table) {
-            this.table = table;
-            return this;
-        }
-
-        /**
-         * A lake-stream option, for example {@code lake-stream.fluss.bootstrap.servers}. Options
-         * given here win over the table's own {@code lake-stream.*} options; store secrets belong
-         * here rather than in table options.
-         */
-        public Builder setOption(String key, String value) {
-            options.put(key, value);
-            return this;
-        }
-
-        public Builder setOptions(Map<String, String> options) {
-            this.options.putAll(options);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -168,18 +148,9 @@ public final class LakeStreamSink implements Serializable {
         }
 
         public LakeStreamSink build() {
-            if (table == null) {
-                throw new IllegalArgumentException("Table is required but not provided.");
-            }
+            FileStoreTable table = enabledTable(" first");
             String name = table.fullName();
             Options tableOptions = Options.fromMap(table.options());
-            if (!Boolean.parseBoolean(
-                    table.options().getOrDefault(LakeStreamOptions.ENABLED.key(), "false"))) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "Table %s is not in lake-stream mode: set '%s' = 'true' on it first.",
-                                name, LakeStreamOptions.ENABLED.key()));
-            }
             if (tableOptions.get(CoreOptions.BUCKET_FUNCTION_TYPE)
                     != CoreOptions.BucketFunctionType.DEFAULT) {
                 throw new IllegalArgumentException(
@@ -198,15 +169,10 @@ public final class LakeStreamSink implements Serializable {
                                 name, FlinkConnectorOptions.PRECOMMIT_COMPACT.key()));
             }
             StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), table);
-            Map<String, String> merged = LakeStreamOptions.forTable(table.options(), options);
+            Map<String, String> merged = mergedOptions();
             // parsed here so that a malformed value fails the job's construction, not its tasks
             Configuration.fromMap(merged).get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
-            StreamTable streamTable;
-            try (StreamStore store =
-                    StreamStoreLoader.create(merged, LakeStreamSink.class.getClassLoader())) {
-                streamTable = store.get(spec);
-            }
-            return new LakeStreamSink(table, streamTable, merged, parallelism);
+            return new LakeStreamSink(table, streamTable(spec, merged), merged, parallelism);
         }
     }
 }

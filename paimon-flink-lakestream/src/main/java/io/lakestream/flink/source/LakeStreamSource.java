@@ -19,13 +19,13 @@
 package io.lakestream.flink.source;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorState;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorStateSerializer;
 import io.lakestream.flink.source.enumerator.LakeStreamSplitEnumerator;
 import io.lakestream.flink.source.reader.LakeStreamSourceReader;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
-import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
@@ -193,33 +193,16 @@ public final class LakeStreamSource
 
     /** Builds a {@link LakeStreamSource}; the table is required. */
     @PublicEvolving
-    public static final class Builder {
+    public static final class Builder extends LakeStreamTableBuilder<Builder> {
 
-        private FileStoreTable table;
-        private final Map<String, String> options = new HashMap<>();
         private boolean bounded;
         private Predicate filter;
         private int[] projection;
 
         private Builder() {}
 
-        /** The Paimon table to read. This is a required parameter. */
-        public Builder setTable(FileStoreTable table) {
-            this.table = table;
-            return this;
-        }
-
-        /**
-         * A lake-stream option ({@code lake-stream.read.*}, the store's client options) or a Paimon
-         * read option such as {@code scan.snapshot-id}; wins over the table's own options.
-         */
-        public Builder setOption(String key, String value) {
-            options.put(key, value);
-            return this;
-        }
-
-        public Builder setOptions(Map<String, String> options) {
-            this.options.putAll(options);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -259,19 +242,9 @@ public final class LakeStreamSource
         }
 
         public LakeStreamSource build() {
-            if (table == null) {
-                throw new IllegalArgumentException("Table is required but not provided.");
-            }
+            FileStoreTable table = enabledTable(", or read it with Paimon's own source");
             String name = table.fullName();
-            if (!Boolean.parseBoolean(
-                    table.options().getOrDefault(LakeStreamOptions.ENABLED.key(), "false"))) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "Table %s is not in lake-stream mode: set '%s' = 'true' on it, or "
-                                        + "read it with Paimon's own source.",
-                                name, LakeStreamOptions.ENABLED.key()));
-            }
-            Map<String, String> merged = LakeStreamOptions.forTable(table.options(), options);
+            Map<String, String> merged = mergedOptions();
             Configuration conf = Configuration.fromMap(merged);
             boolean lakeOnly = conf.get(LakeStreamOptions.READ_LAKE_ONLY);
             conf.get(LakeStreamOptions.READ_ISOLATION);
@@ -303,12 +276,8 @@ public final class LakeStreamSource
                     });
             FileStoreTable read = paimonOptions.isEmpty() ? table : table.copy(paimonOptions);
             StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), read);
-            StreamTable streamTable;
-            try (StreamStore store =
-                    StreamStoreLoader.create(merged, LakeStreamSource.class.getClassLoader())) {
-                streamTable = store.get(spec);
-            }
-            return new LakeStreamSource(read, streamTable, merged, bounded, filter, projection);
+            return new LakeStreamSource(
+                    read, streamTable(spec, merged), merged, bounded, filter, projection);
         }
     }
 }

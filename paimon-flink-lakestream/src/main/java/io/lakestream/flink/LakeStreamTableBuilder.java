@@ -1,0 +1,104 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink;
+
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+
+import org.apache.paimon.table.FileStoreTable;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the builders of the lake-stream sink and source share: the Paimon table, options that win
+ * over the table's own, the check that the table is in lake-stream mode, and the look-up of its
+ * stream table, which fails the job's construction rather than its tasks.
+ *
+ * @param <B> the concrete builder
+ */
+@PublicEvolving
+public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>> {
+
+    protected FileStoreTable table;
+    protected final Map<String, String> options = new HashMap<>();
+
+    protected LakeStreamTableBuilder() {}
+
+    /** The Paimon table. This is a required parameter. */
+    public B setTable(FileStoreTable table) {
+        this.table = table;
+        return self();
+    }
+
+    /**
+     * A lake-stream option, for example {@code lake-stream.fluss.bootstrap.servers}, or for the
+     * source a Paimon read option such as {@code scan.snapshot-id}. Options given here win over the
+     * table's own; store secrets belong here rather than in table options.
+     */
+    public B setOption(String key, String value) {
+        options.put(key, value);
+        return self();
+    }
+
+    public B setOptions(Map<String, String> options) {
+        this.options.putAll(options);
+        return self();
+    }
+
+    protected abstract B self();
+
+    /**
+     * The table, checked to be given and in lake-stream mode.
+     *
+     * @param remedy what to do instead when it is not, appended to the error
+     */
+    protected FileStoreTable enabledTable(String remedy) {
+        if (table == null) {
+            throw new IllegalArgumentException("Table is required but not provided.");
+        }
+        if (!Boolean.parseBoolean(
+                table.options().getOrDefault(LakeStreamOptions.ENABLED.key(), "false"))) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s is not in lake-stream mode: set '%s' = 'true' on it%s.",
+                            table.fullName(), LakeStreamOptions.ENABLED.key(), remedy));
+        }
+        return table;
+    }
+
+    /** The table's options with the {@code lake-stream.*} ones given here on top. */
+    protected Map<String, String> mergedOptions() {
+        return LakeStreamOptions.forTable(table.options(), options);
+    }
+
+    /** The existing stream table of {@code spec}, in the store that {@code storeOptions} name. */
+    protected static StreamTable streamTable(
+            StreamTableSpec spec, Map<String, String> storeOptions) {
+        try (StreamStore store =
+                StreamStoreLoader.create(
+                        storeOptions, LakeStreamTableBuilder.class.getClassLoader())) {
+            return store.get(spec);
+        }
+    }
+}
