@@ -50,11 +50,13 @@ import java.util.Map;
  * checkpoints are combined, in checkpoint order, not when they are committed, because a
  * checkpoint's map is part of the committer's state before its commit happens.
  *
- * <p>After the final commit of a bounded job (Paimon's committer commits the identifier {@link
- * BatchWriteBuilder#COMMIT_IDENTIFIER} only once every writer ended its input) it releases the
- * job's writer lease, so that the next job writes the table at once rather than after the lease
- * timeout. Releasing any earlier would let the next job fence records that are about to be
- * committed.
+ * <p>After the final commit of a bounded job (in a live commit, Paimon's committer commits the
+ * identifier {@link BatchWriteBuilder#COMMIT_IDENTIFIER} only once every writer ended its input) it
+ * releases the job's writer lease, so that the next job writes the table at once rather than after
+ * the lease timeout. Releasing any earlier would let the next job fence records that are about to
+ * be committed. Committables replayed on a restore are not such a sign: writers that had ended
+ * their input before the restored checkpoint left committables with that identifier while the
+ * others restart and write on; those are committed before this committer combines any.
  */
 @Internal
 public final class LakeStreamCommitter implements Committer<Committable, ManifestCommittable> {
@@ -65,6 +67,9 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     private final StoreCommitter paimon;
     private final Runnable releaseLease;
     private StreamOffsets fullOffsets;
+
+    /** Whether this attempt combined committables, which restored ones never are. */
+    private boolean combinedAny;
 
     /**
      * @param releaseLease releases the job's writer lease; run after the final commit
@@ -97,6 +102,7 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             long watermark,
             ManifestCommittable manifestCommittable,
             List<Committable> committables) {
+        combinedAny = true;
         List<Committable> paimonCommittables = new ArrayList<>(committables.size());
         StreamOffsets sealed = StreamOffsets.empty();
         for (Committable committable : committables) {
@@ -151,7 +157,11 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
         int committed =
                 paimon.filterAndCommit(
                         globalCommittables, checkAppendFiles, partitionMarkDoneRecoverFromState);
-        releaseLeaseAfterFinalCommit(globalCommittables);
+        // Paimon commits the end of the input this way too; a restore replays its committables
+        // before this committer combined any, and those are no sign that every writer ended
+        if (combinedAny) {
+            releaseLeaseAfterFinalCommit(globalCommittables);
+        }
         return committed;
     }
 
