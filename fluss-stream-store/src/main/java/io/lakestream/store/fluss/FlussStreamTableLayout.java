@@ -199,10 +199,7 @@ final class FlussStreamTableLayout {
         String only =
                 " The Fluss stream store can only add nullable columns to a stream table, so a "
                         + "column cannot be dropped, renamed or change its type.";
-        if (!from.partitionKeys().equals(to.partitionKeys())
-                || !from.bucketKeys().equals(to.bucketKeys())
-                || !from.primaryKeys().equals(to.primaryKeys())
-                || from.numBuckets() != to.numBuckets()) {
+        if (!from.hasSameLayout(to)) {
             throw new StreamStoreException(
                     String.format(
                             "The change would alter the partition keys, bucket keys, primary keys "

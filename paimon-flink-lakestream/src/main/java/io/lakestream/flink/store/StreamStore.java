@@ -61,11 +61,7 @@ public interface StreamStore extends AutoCloseable {
      * @throws StreamStoreException saying what the store cannot follow
      */
     default void checkEvolution(StreamTableSpec from, StreamTableSpec to) {
-        if (!from.rowType().equals(to.rowType())
-                || !from.partitionKeys().equals(to.partitionKeys())
-                || !from.bucketKeys().equals(to.bucketKeys())
-                || !from.primaryKeys().equals(to.primaryKeys())
-                || from.numBuckets() != to.numBuckets()) {
+        if (!from.rowType().equals(to.rowType()) || !from.hasSameLayout(to)) {
             throw new StreamStoreException(
                     String.format(
                             "The stream store of table %s cannot change the columns, keys or "

@@ -150,6 +150,17 @@ public final class StreamTableSpec implements Serializable {
         return numBuckets;
     }
 
+    /**
+     * Whether {@code other} has the same partition keys, bucket keys, primary keys and bucket
+     * count: what a stream table is laid out by and cannot change.
+     */
+    public boolean hasSameLayout(StreamTableSpec other) {
+        return partitionKeys.equals(other.partitionKeys)
+                && bucketKeys.equals(other.bucketKeys)
+                && primaryKeys.equals(other.primaryKeys)
+                && numBuckets == other.numBuckets;
+    }
+
     public List<String> fieldNames() {
         return Collections.unmodifiableList(rowType.getFieldNames());
     }
