@@ -186,11 +186,14 @@ public final class LakeStreamEnablement {
                                 store.listPartitionBuckets(streamTable),
                                 OffsetPosition.LATEST));
         String commitUser = "lake-stream-enable-" + UUID.randomUUID();
+        Long latestBefore = table.snapshotManager().latestSnapshotId();
         try (TableCommitImpl commit = table.newCommit(commitUser).ignoreEmptyCommit(false)) {
             ManifestCommittable committable = new ManifestCommittable(System.currentTimeMillis());
             committable.addProperty(
                     SnapshotOffsets.OFFSETS_PROPERTY, SnapshotOffsets.write(table, ends));
             commit.commit(committable);
+            // the anchor keeps the map findable after Paimon expires the snapshot
+            SnapshotOffsets.anchorSnapshotsAfter(table, latestBefore == null ? 0L : latestBefore);
         } catch (Exception e) {
             throw new ValidationException(
                     "Cannot record the start offsets of lake-stream table "

@@ -19,19 +19,16 @@
 package io.lakestream.flink.offsets;
 
 import org.apache.paimon.Snapshot;
-import org.apache.paimon.fs.FileIO;
-import org.apache.paimon.fs.Path;
-import org.apache.paimon.fs.PositionOutputStream;
+import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.utils.BranchManager;
 import org.apache.paimon.utils.SnapshotManager;
 
 import org.apache.flink.annotation.Internal;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * The tiered offsets of Paimon snapshots (invariant "the boundary"): snapshot S carries, per
@@ -41,7 +38,14 @@ import java.util.UUID;
  * <p>Why a file and a property pointing at it: a snapshot's properties are written into every
  * snapshot file, and the full map can hold 10,000 partition-buckets; the file is written once per
  * commit and the property is one short name. Paimon does not carry properties forward, so a
- * snapshot without the property inherits the map of the nearest earlier snapshot that has one.
+ * snapshot without the property (a compaction, an overwrite, another engine's commit) inherits the
+ * map of the nearest earlier snapshot that has one: found among the retained snapshots, or through
+ * the anchors of {@link OffsetsDirectory} once Paimon expired it.
+ *
+ * <p>Resolution never defaults to offset 0 for a table whose chain was started: when no map can be
+ * found for a snapshot that follows the start of the chain, it throws {@link
+ * StreamOffsetsUnknownException}. An empty result means that no map was ever recorded at or before
+ * the snapshot, so the store held nothing the snapshot contains.
  */
 @Internal
 public final class SnapshotOffsets {
@@ -50,69 +54,151 @@ public final class SnapshotOffsets {
     public static final String OFFSETS_PROPERTY = "lake-stream.offsets";
 
     /** The folder of the offsets files, under the table's location. */
-    public static final String OFFSETS_DIR = "lake-stream";
+    public static final String OFFSETS_DIR = OffsetsDirectory.DIR;
 
     private SnapshotOffsets() {}
 
     /** Writes {@code offsets} into a new file of the table and returns the file's name. */
     public static String write(FileStoreTable table, StreamOffsets offsets) {
-        String name = "offsets-" + UUID.randomUUID();
-        Path path = new Path(new Path(table.location(), OFFSETS_DIR), name);
-        FileIO fileIO = table.fileIO();
-        try (PositionOutputStream out = fileIO.newOutputStream(path, false)) {
-            out.write(StreamOffsetsSerializer.serialize(offsets));
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "Cannot write the stream offsets of table " + table.fullName() + " to " + path,
-                    e);
-        }
-        return name;
+        return OffsetsDirectory.of(table).writeOffsets(offsets);
     }
 
     /** Reads the offsets file {@code name} of the table. */
     public static StreamOffsets read(FileStoreTable table, String name) {
-        Path path = new Path(new Path(table.location(), OFFSETS_DIR), name);
-        try {
-            return StreamOffsetsSerializer.deserialize(readAll(table.fileIO(), path));
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "Cannot read the stream offsets of table " + table.fullName() + " from " + path,
-                    e);
-        }
+        return OffsetsDirectory.of(table).readOffsets(name);
     }
 
-    private static byte[] readAll(FileIO fileIO, Path path) throws IOException {
-        try (org.apache.paimon.fs.SeekableInputStream in = fileIO.newInputStream(path)) {
-            return in.readAllBytes();
-        }
+    /** The offsets file named by {@code snapshot} itself, if any. */
+    public static Optional<String> ownOffsetsFile(Snapshot snapshot) {
+        Map<String, String> properties = snapshot.properties();
+        return properties == null
+                ? Optional.empty()
+                : Optional.ofNullable(properties.get(OFFSETS_PROPERTY));
     }
 
     /**
-     * The tiered offsets of snapshot {@code snapshotId}: those recorded in it, or in the nearest
-     * earlier snapshot that records any; empty when no snapshot up to it does.
+     * The name of the offsets file that holds the map of snapshot {@code snapshotId}: its own, or
+     * that of the nearest earlier snapshot that records one.
+     *
+     * @throws StreamOffsetsUnknownException when the chain was started but its map is lost
      */
-    public static Optional<StreamOffsets> ofSnapshot(FileStoreTable table, long snapshotId) {
+    public static Optional<String> offsetsFileOf(FileStoreTable table, long snapshotId) {
+        String branch = table.coreOptions().branch();
+        OffsetsDirectory dir = OffsetsDirectory.of(table);
+        NavigableSet<Long> anchors = dir.anchorIds(branch);
+        Long anchor = anchors.floor(snapshotId);
+        if (anchor != null && anchor == snapshotId) {
+            return Optional.of(dir.readAnchor(branch, anchor));
+        }
+        // snapshots newer than the newest anchor below: a crash may have come between a commit
+        // and its anchor, so their own properties are looked at first
         SnapshotManager snapshots = table.snapshotManager();
         Long earliest = snapshots.earliestSnapshotId();
-        if (earliest == null) {
-            return Optional.empty();
+        if (earliest != null) {
+            long lowest = anchor == null ? earliest : Math.max(earliest, anchor + 1);
+            for (long id = snapshotId; id >= lowest; id--) {
+                Optional<String> own = ownOffsetsFileOf(snapshots, id);
+                if (own.isPresent()) {
+                    return own;
+                }
+            }
         }
-        for (long id = snapshotId; id >= earliest; id--) {
-            if (!snapshots.snapshotExists(id)) {
-                continue;
+        if (anchor != null) {
+            return Optional.of(dir.readAnchor(branch, anchor));
+        }
+        if (!BranchManager.isMainBranch(branch)) {
+            // a branch starts as a copy of a snapshot or tag of the main branch
+            Long main = dir.anchorIds(Identifier.DEFAULT_MAIN_BRANCH).floor(snapshotId);
+            if (main != null) {
+                return Optional.of(dir.readAnchor(Identifier.DEFAULT_MAIN_BRANCH, main));
             }
-            Snapshot snapshot = snapshots.snapshot(id);
-            Map<String, String> properties = snapshot.properties();
-            if (properties != null && properties.containsKey(OFFSETS_PROPERTY)) {
-                return Optional.of(read(table, properties.get(OFFSETS_PROPERTY)));
-            }
+        }
+        if (anchors.isEmpty() && dir.hasOffsetsFiles() && !startsLater(snapshots, snapshotId)) {
+            throw new StreamOffsetsUnknownException(table.fullName(), snapshotId);
         }
         return Optional.empty();
     }
 
-    /** The tiered offsets of the table's latest snapshot; empty when it has none. */
+    /**
+     * Whether a retained snapshot after {@code snapshotId} records a map (the chain starts later).
+     */
+    private static boolean startsLater(SnapshotManager snapshots, long snapshotId) {
+        Long latest = snapshots.latestSnapshotId();
+        if (latest == null) {
+            return false;
+        }
+        for (long id = snapshotId + 1; id <= latest; id++) {
+            if (ownOffsetsFileOf(snapshots, id).isPresent()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Optional<String> ownOffsetsFileOf(SnapshotManager snapshots, long id) {
+        if (!snapshots.snapshotExists(id)) {
+            return Optional.empty();
+        }
+        return ownOffsetsFile(snapshots.snapshot(id));
+    }
+
+    /**
+     * The tiered offsets of snapshot {@code snapshotId}: those recorded in it, or in the nearest
+     * earlier snapshot that records any; empty when no map was recorded up to it.
+     *
+     * @throws StreamOffsetsUnknownException when the chain was started but its map is lost
+     */
+    public static Optional<StreamOffsets> ofSnapshot(FileStoreTable table, long snapshotId) {
+        return offsetsFileOf(table, snapshotId).map(name -> read(table, name));
+    }
+
+    /**
+     * The tiered offsets of {@code snapshot}, which may be the copy a tag holds of a snapshot that
+     * Paimon has since expired: its own map, else as {@link #ofSnapshot(FileStoreTable, long)}.
+     */
+    public static Optional<StreamOffsets> ofSnapshot(FileStoreTable table, Snapshot snapshot) {
+        Optional<String> own = ownOffsetsFile(snapshot);
+        return own.isPresent()
+                ? Optional.of(read(table, own.get()))
+                : ofSnapshot(table, snapshot.id());
+    }
+
+    /** The tiered offsets of the table's latest snapshot; empty when none was recorded. */
     public static Optional<StreamOffsets> ofLatestSnapshot(FileStoreTable table) {
         Long latest = table.snapshotManager().latestSnapshotId();
         return latest == null ? Optional.empty() : ofSnapshot(table, latest);
+    }
+
+    /**
+     * Writes the anchor of every snapshot after {@code afterSnapshotId} that names an offsets file.
+     * Called after a commit that recorded offsets, with the latest snapshot id before it.
+     */
+    public static void anchorSnapshotsAfter(FileStoreTable table, long afterSnapshotId) {
+        SnapshotManager snapshots = table.snapshotManager();
+        Long latest = snapshots.latestSnapshotId();
+        if (latest == null) {
+            return;
+        }
+        Long earliest = snapshots.earliestSnapshotId();
+        long from = Math.max(afterSnapshotId + 1, earliest == null ? 1 : earliest);
+        OffsetsDirectory dir = OffsetsDirectory.of(table);
+        String branch = table.coreOptions().branch();
+        for (long id = from; id <= latest; id++) {
+            Optional<String> own = ownOffsetsFileOf(snapshots, id);
+            if (own.isPresent()) {
+                dir.writeAnchor(branch, id, own.get());
+            }
+        }
+    }
+
+    /**
+     * Anchors the snapshots that name an offsets file but have no anchor yet: those of a commit
+     * whose writer failed before anchoring it, and those of tables whose chain was started before
+     * anchors existed. Run when a committer starts, before it commits or cleans up anything.
+     */
+    public static void anchorUnanchoredSnapshots(FileStoreTable table) {
+        NavigableSet<Long> anchors =
+                OffsetsDirectory.of(table).anchorIds(table.coreOptions().branch());
+        anchorSnapshotsAfter(table, anchors.isEmpty() ? 0 : anchors.last());
     }
 }

@@ -18,9 +18,10 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.offsets.OffsetsCleaner;
 import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
 
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.flink.sink.Committable;
 import org.apache.paimon.flink.sink.Committer;
 import org.apache.paimon.flink.sink.StoreCommitter;
@@ -36,19 +37,30 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * Paimon's committer plus the tiered offsets: for every checkpoint it merges the segments that the
- * write subtasks sealed into the table's full offsets map, writes the map to a file and names the
- * file in the snapshot's properties, so that the snapshot and its offsets are committed atomically
- * by Paimon's own commit (and replaying a committed checkpoint after a restore commits nothing).
+ * Paimon's committer plus the tiered offsets (see {@code docs/consistency.md}).
  *
- * <p>The full map of checkpoint N is the map of checkpoint N-1 (or, for the first checkpoint after
- * a start, that of the latest snapshot) merged with N's sealed segments. Maps are built when
- * checkpoints are combined, in checkpoint order, not when they are committed, because a
- * checkpoint's map is part of the committer's state before its commit happens.
+ * <ul>
+ *   <li>{@link #combine}: Paimon's commit messages go to Paimon's combine; the segments that the
+ *       write subtasks sealed at the checkpoint are only carried along in the committable's
+ *       properties ({@link SealedOffsetsProperty}), so that they are part of the committer's state.
+ *   <li>{@link #commit} and {@link #filterAndCommit}: right before Paimon commits, each uncommitted
+ *       committable, in checkpoint order, gets the full map of the snapshot it becomes ({@link
+ *       SnapshotOffsetsAssigner}); Paimon's commit writes it into the snapshot's properties
+ *       atomically with the data. Then the new snapshots are anchored, and now and then the offsets
+ *       files no snapshot, tag or branch needs are deleted ({@link OffsetsCleaner}).
+ * </ul>
+ *
+ * <p>Why at commit and not at combine: Paimon's {@code CommitterOperator} groups pending
+ * committables with a {@code HashMap}, so after an aborted checkpoint it combines two checkpoints
+ * in hash order, and it combines a writer's end-of-input committables (identifier {@link
+ * BatchWriteBuilder#COMMIT_IDENTIFIER}) long before it commits them, after every later checkpoint.
+ * A map built while combining would follow that order; one built at commit follows the commits.
  *
  * <p>After the final commit of a bounded job (in a live commit, Paimon's committer commits the
  * identifier {@link BatchWriteBuilder#COMMIT_IDENTIFIER} only once every writer ended its input) it
@@ -63,22 +75,44 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
 
     private static final Logger LOG = LoggerFactory.getLogger(LakeStreamCommitter.class);
 
+    /**
+     * How often the committer deletes offsets files no longer needed. Hand-set rather than an
+     * option: a cleaning lists one folder and reads the anchors of retained snapshots.
+     */
+    static final long CLEANUP_INTERVAL_MILLIS = 5 * 60_000L;
+
+    /**
+     * Offsets files younger than this are kept whatever refers to them: one may belong to a commit
+     * under way elsewhere (enabling writes its file, then commits, within milliseconds).
+     */
+    static final long CLEANUP_MIN_FILE_AGE_MILLIS = 10 * 60_000L;
+
     private final FileStoreTable table;
     private final StoreCommitter paimon;
+    private final String commitUser;
     private final Runnable releaseLease;
-    private StreamOffsets fullOffsets;
+    private final SnapshotOffsetsAssigner offsets;
 
     /** Whether this attempt combined committables, which restored ones never are. */
     private boolean combinedAny;
 
+    private long lastCleanupMillis;
+
     /**
+     * @param commitUser the commit user of the job, with which Paimon tells committed checkpoints
      * @param releaseLease releases the job's writer lease; run after the final commit
      */
-    public LakeStreamCommitter(FileStoreTable table, StoreCommitter paimon, Runnable releaseLease) {
+    public LakeStreamCommitter(
+            FileStoreTable table, StoreCommitter paimon, String commitUser, Runnable releaseLease) {
         this.table = table;
         this.paimon = paimon;
+        this.commitUser = commitUser;
         this.releaseLease = releaseLease;
-        this.fullOffsets = SnapshotOffsets.ofLatestSnapshot(table).orElse(StreamOffsets.empty());
+        this.offsets = new SnapshotOffsetsAssigner(table);
+        // a failure between an earlier attempt's commit and its anchor leaves a snapshot that
+        // Paimon may expire before anything else anchors it
+        SnapshotOffsets.anchorUnanchoredSnapshots(table);
+        this.lastCleanupMillis = System.currentTimeMillis();
     }
 
     @Override
@@ -104,30 +138,97 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             List<Committable> committables) {
         combinedAny = true;
         List<Committable> paimonCommittables = new ArrayList<>(committables.size());
-        StreamOffsets sealed = StreamOffsets.empty();
         for (Committable committable : committables) {
             if (committable.wrappedCommittable() instanceof SealedSegment) {
-                sealed =
-                        sealed.mergedWith(
-                                ((SealedSegment) committable.wrappedCommittable()).endOffsets());
+                SealedOffsetsProperty.add(
+                        manifestCommittable,
+                        ((SealedSegment) committable.wrappedCommittable()).endOffsets());
             } else {
                 paimonCommittables.add(committable);
             }
         }
         paimon.combine(checkpointId, watermark, manifestCommittable, paimonCommittables);
-        if (!sealed.isEmpty()) {
-            fullOffsets = fullOffsets.mergedWith(sealed);
-            manifestCommittable.addProperty(
-                    SnapshotOffsets.OFFSETS_PROPERTY, SnapshotOffsets.write(table, fullOffsets));
-        }
         return manifestCommittable;
     }
 
     @Override
     public void commit(List<ManifestCommittable> globalCommittables)
             throws IOException, InterruptedException {
-        paimon.commit(globalCommittables);
+        List<ManifestCommittable> sorted = sorted(globalCommittables);
+        long before = latestSnapshotId();
+        offsets.assign(sorted);
+        paimon.commit(sorted);
+        afterCommit(before);
         releaseLeaseAfterFinalCommit(globalCommittables);
+    }
+
+    @Override
+    public int filterAndCommit(
+            List<ManifestCommittable> globalCommittables,
+            boolean checkAppendFiles,
+            boolean partitionMarkDoneRecoverFromState) {
+        List<ManifestCommittable> sorted = sorted(globalCommittables);
+        long before = latestSnapshotId();
+        // only the committables Paimon is about to commit get maps, by the same rule Paimon
+        // filters with: those after the last checkpoint this commit user committed
+        offsets.assign(uncommitted(sorted));
+        int committed =
+                paimon.filterAndCommit(sorted, checkAppendFiles, partitionMarkDoneRecoverFromState);
+        afterCommit(before);
+        // Paimon commits the end of the input this way too; a restore replays its committables
+        // before this committer combined any, and those are no sign that every writer ended
+        if (combinedAny) {
+            releaseLeaseAfterFinalCommit(globalCommittables);
+        }
+        return committed;
+    }
+
+    private static List<ManifestCommittable> sorted(List<ManifestCommittable> committables) {
+        List<ManifestCommittable> sorted = new ArrayList<>(committables);
+        sorted.sort(Comparator.comparingLong(ManifestCommittable::identifier));
+        return sorted;
+    }
+
+    private List<ManifestCommittable> uncommitted(List<ManifestCommittable> sorted) {
+        Optional<Snapshot> last = table.snapshotManager().latestSnapshotOfUser(commitUser);
+        if (!last.isPresent()) {
+            return sorted;
+        }
+        long committed = last.get().commitIdentifier();
+        List<ManifestCommittable> result = new ArrayList<>();
+        for (ManifestCommittable committable : sorted) {
+            if (committable.identifier() > committed) {
+                result.add(committable);
+            }
+        }
+        return result;
+    }
+
+    private long latestSnapshotId() {
+        Long latest = table.snapshotManager().latestSnapshotId();
+        return latest == null ? 0L : latest;
+    }
+
+    private void afterCommit(long latestBefore) {
+        SnapshotOffsets.anchorSnapshotsAfter(table, latestBefore);
+        long now = System.currentTimeMillis();
+        if (now - lastCleanupMillis < CLEANUP_INTERVAL_MILLIS) {
+            return;
+        }
+        lastCleanupMillis = now;
+        try {
+            OffsetsCleaner.Result result =
+                    OffsetsCleaner.clean(table, now, CLEANUP_MIN_FILE_AGE_MILLIS);
+            LOG.info(
+                    "Deleted {} offsets anchors and {} offsets files of table {} that no retained "
+                            + "snapshot, tag or branch needs.",
+                    result.anchors,
+                    result.offsetsFiles,
+                    table.fullName());
+        } catch (RuntimeException e) {
+            // the commit happened; files left behind are deleted at a later cleaning
+            LOG.warn("Cannot clean the offsets files of table {}.", table.fullName(), e);
+        }
     }
 
     private void releaseLeaseAfterFinalCommit(List<ManifestCommittable> committed) {
@@ -147,22 +248,6 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
                     table.fullName(),
                     e);
         }
-    }
-
-    @Override
-    public int filterAndCommit(
-            List<ManifestCommittable> globalCommittables,
-            boolean checkAppendFiles,
-            boolean partitionMarkDoneRecoverFromState) {
-        int committed =
-                paimon.filterAndCommit(
-                        globalCommittables, checkAppendFiles, partitionMarkDoneRecoverFromState);
-        // Paimon commits the end of the input this way too; a restore replays its committables
-        // before this committer combined any, and those are no sign that every writer ended
-        if (combinedAny) {
-            releaseLeaseAfterFinalCommit(globalCommittables);
-        }
-        return committed;
     }
 
     @Override

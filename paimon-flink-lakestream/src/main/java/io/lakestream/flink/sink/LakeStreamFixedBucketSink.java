@@ -86,6 +86,7 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
                 new LakeStreamCommitter(
                         table,
                         (StoreCommitter) paimon.create(context),
+                        context.commitUser(),
                         () -> {
                             try (StreamStore store =
                                     StreamStoreLoader.create(

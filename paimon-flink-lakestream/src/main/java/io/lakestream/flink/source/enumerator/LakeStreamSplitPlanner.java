@@ -150,7 +150,7 @@ final class LakeStreamSplitPlanner {
                                 pb -> new ArrayList<>())
                         .add(data);
             }
-            offsets = SnapshotOffsets.ofSnapshot(table, snapshot.id()).orElse(offsets);
+            offsets = SnapshotOffsets.ofSnapshot(table, snapshot).orElse(offsets);
         }
         Set<PartitionBucket> all = new LinkedHashSet<>(lake.keySet());
         for (PartitionBucket pb : offsets.asMap().keySet()) {

@@ -1,0 +1,84 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.sink;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.offsets.StreamOffsetsSerializer;
+
+import org.apache.paimon.manifest.ManifestCommittable;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The sealed segments of the checkpoints a pending {@link ManifestCommittable} holds, carried in
+ * its properties from {@code combine} to the commit, so that they live in the committer's state
+ * (Paimon's committable serializer keeps properties) and survive a restore.
+ *
+ * <p>They are not the snapshot's offsets: those are computed only when the committable is committed
+ * (see {@link SnapshotOffsetsAssigner}) and the property is removed before Paimon writes the
+ * snapshot.
+ */
+@Internal
+final class SealedOffsetsProperty {
+
+    /** The property of a pending committable that holds its sealed segments. */
+    static final String KEY = "lake-stream.sealed";
+
+    private SealedOffsetsProperty() {}
+
+    /**
+     * Adds {@code sealed} to the segments {@code committable} holds. Paimon combines the
+     * end-of-input committables of writers that end at different times into one, so a committable
+     * may receive segments more than once; a partition-bucket has one writer, whose later seal is
+     * the higher offset.
+     */
+    static void add(ManifestCommittable committable, StreamOffsets sealed) {
+        if (sealed.isEmpty()) {
+            return;
+        }
+        StreamOffsets held = of(committable);
+        Map<PartitionBucket, Long> merged = new HashMap<>(held.asMap());
+        sealed.asMap().forEach((pb, offset) -> merged.merge(pb, offset, Math::max));
+        committable.addProperty(
+                KEY,
+                Base64.getEncoder()
+                        .encodeToString(
+                                StreamOffsetsSerializer.serialize(StreamOffsets.of(merged))));
+    }
+
+    /** The segments {@code committable} holds; empty when none. */
+    static StreamOffsets of(ManifestCommittable committable) {
+        String encoded = committable.properties().get(KEY);
+        return encoded == null
+                ? StreamOffsets.empty()
+                : StreamOffsetsSerializer.deserialize(Base64.getDecoder().decode(encoded));
+    }
+
+    /** Removes the segments from {@code committable}, before its snapshot is written. */
+    static StreamOffsets remove(ManifestCommittable committable) {
+        StreamOffsets sealed = of(committable);
+        committable.properties().remove(KEY);
+        return sealed;
+    }
+}

@@ -1,0 +1,128 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.sink;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
+
+import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.table.FileStoreTable;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Gives each committable, right before Paimon commits it, the full offsets map of the snapshot it
+ * becomes: the map of its parent (the table's latest snapshot) advanced by the segments sealed in
+ * exactly the checkpoints it holds, committable after committable in checkpoint order. The map of a
+ * snapshot is thus a pure function of what it commits, whatever order Paimon combined checkpoints
+ * in, and a committable that waits (an aborted checkpoint, a writer's end of input) adds its
+ * offsets only to the snapshot that holds its data.
+ *
+ * <p>The parent's map is read from the table at every commit, not remembered, so that a restore, a
+ * compaction job's commits or Paimon's expiry in between change nothing; the last map read is
+ * cached by its file name, which is all that is read when nothing else recorded offsets.
+ */
+@Internal
+final class SnapshotOffsetsAssigner {
+
+    private final FileStoreTable table;
+
+    private String cachedFile;
+    private StreamOffsets cachedOffsets;
+
+    SnapshotOffsetsAssigner(FileStoreTable table) {
+        this.table = table;
+    }
+
+    /**
+     * Sets the offsets property of each of {@code committables}, which must be the uncommitted
+     * ones, sorted by checkpoint, that Paimon commits next.
+     *
+     * @throws IllegalStateException when a sealed offset is below its parent's (offsets never go
+     *     back; the commit is refused)
+     */
+    void assign(List<ManifestCommittable> committables) {
+        StreamOffsets parent = null;
+        for (ManifestCommittable committable : committables) {
+            StreamOffsets sealed = SealedOffsetsProperty.remove(committable);
+            String recorded = committable.properties().get(SnapshotOffsets.OFFSETS_PROPERTY);
+            if (recorded != null) {
+                // a committable restored from the state of an earlier version, which recorded the
+                // map when it combined checkpoints
+                parent = read(recorded);
+                continue;
+            }
+            if (sealed.isEmpty()) {
+                continue;
+            }
+            if (parent == null) {
+                parent = latest();
+            }
+            parent = advance(parent, sealed, committable.identifier());
+            String file = SnapshotOffsets.write(table, parent);
+            committable.addProperty(SnapshotOffsets.OFFSETS_PROPERTY, file);
+            cachedFile = file;
+            cachedOffsets = parent;
+        }
+    }
+
+    private StreamOffsets latest() {
+        Long latest = table.snapshotManager().latestSnapshotId();
+        Optional<String> file =
+                latest == null ? Optional.empty() : SnapshotOffsets.offsetsFileOf(table, latest);
+        return file.map(this::read).orElse(StreamOffsets.empty());
+    }
+
+    private StreamOffsets read(String file) {
+        if (!file.equals(cachedFile)) {
+            cachedOffsets = SnapshotOffsets.read(table, file);
+            cachedFile = file;
+        }
+        return cachedOffsets;
+    }
+
+    private StreamOffsets advance(StreamOffsets parent, StreamOffsets sealed, long checkpoint) {
+        Map<PartitionBucket, Long> next = new HashMap<>(parent.asMap());
+        for (Map.Entry<PartitionBucket, Long> segment : sealed.asMap().entrySet()) {
+            long before = parent.offsetOr(segment.getKey(), 0L);
+            if (segment.getValue() < before) {
+                throw new IllegalStateException(
+                        String.format(
+                                "Refusing to commit checkpoint %d of lake-stream table %s: it "
+                                        + "moves the stream offset of %s back from %d to %d. "
+                                        + "Offsets never go back; another writer recorded "
+                                        + "offsets of this table, or its stream table was "
+                                        + "replaced.",
+                                checkpoint,
+                                table.fullName(),
+                                segment.getKey(),
+                                before,
+                                segment.getValue()));
+            }
+            next.put(segment.getKey(), segment.getValue());
+        }
+        return StreamOffsets.of(next);
+    }
+}

@@ -1,0 +1,228 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.offsets;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.types.DataTypes;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The offsets chain on a real Paimon table: snapshots without the property inherit, anchors keep
+ * maps findable after expiry (for the latest snapshot, tags and branches), cleaning keeps the files
+ * bounded and never removes what a retained snapshot or tag needs, and a lost chain fails loudly.
+ */
+class SnapshotOffsetsTest {
+
+    @TempDir java.nio.file.Path warehouse;
+
+    private FileStoreTable table;
+    private long commits;
+
+    @BeforeEach
+    void createTable() throws Exception {
+        Catalog catalog =
+                CatalogFactory.createCatalog(
+                        CatalogContext.create(new Path(warehouse.toUri().toString())));
+        catalog.createDatabase("db", true);
+        Identifier identifier = Identifier.create("db", "t");
+        catalog.createTable(
+                identifier,
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT())
+                        .option("bucket", "1")
+                        .option("bucket-key", "id")
+                        .option("snapshot.num-retained.min", "3")
+                        .option("snapshot.num-retained.max", "3")
+                        .build(),
+                false);
+        table = (FileStoreTable) catalog.getTable(identifier);
+    }
+
+    /** Commits a snapshot that records {@code offset} for bucket 0, as the committer does. */
+    private long commitWithOffsets(long offset) throws Exception {
+        Long before = table.snapshotManager().latestSnapshotId();
+        try (TableCommitImpl commit = table.newCommit("lake").ignoreEmptyCommit(false)) {
+            ManifestCommittable committable = new ManifestCommittable(++commits);
+            committable.addProperty(
+                    SnapshotOffsets.OFFSETS_PROPERTY, SnapshotOffsets.write(table, map(offset)));
+            commit.commit(committable);
+        }
+        SnapshotOffsets.anchorSnapshotsAfter(table, before == null ? 0 : before);
+        return table.snapshotManager().latestSnapshotId();
+    }
+
+    /** Commits a snapshot that records {@code offset}, without the anchor of this version. */
+    private void commitAsAnEarlierVersionDid(long offset) throws Exception {
+        try (TableCommitImpl commit = table.newCommit("old").ignoreEmptyCommit(false)) {
+            ManifestCommittable committable = new ManifestCommittable(1);
+            committable.addProperty(
+                    SnapshotOffsets.OFFSETS_PROPERTY, SnapshotOffsets.write(table, map(offset)));
+            commit.commit(committable);
+        }
+    }
+
+    private long commitWithoutOffsets() throws Exception {
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        try (BatchTableWrite write = builder.newWrite();
+                BatchTableCommit commit = builder.newCommit()) {
+            write.write(GenericRow.of(1));
+            commit.commit(write.prepareCommit());
+        }
+        return table.snapshotManager().latestSnapshotId();
+    }
+
+    private static StreamOffsets map(long offset) {
+        Map<PartitionBucket, Long> map = new HashMap<>();
+        map.put(PartitionBucket.ofUnpartitioned(0), offset);
+        return StreamOffsets.of(map);
+    }
+
+    @Test
+    void noMapRecordedMeansNothingInTheStore() throws Exception {
+        long plain = commitWithoutOffsets();
+        assertThat(SnapshotOffsets.ofSnapshot(table, plain)).isEmpty();
+    }
+
+    @Test
+    void snapshotsWithoutThePropertyInheritTheNearestEarlierMap() throws Exception {
+        long first = commitWithOffsets(5);
+        long plain = commitWithoutOffsets();
+        long second = commitWithOffsets(9);
+        long plainAfter = commitWithoutOffsets();
+
+        assertThat(SnapshotOffsets.ofSnapshot(table, first)).contains(map(5));
+        assertThat(SnapshotOffsets.ofSnapshot(table, plain)).contains(map(5));
+        assertThat(SnapshotOffsets.ofSnapshot(table, second)).contains(map(9));
+        assertThat(SnapshotOffsets.ofSnapshot(table, plainAfter)).contains(map(9));
+    }
+
+    @Test
+    void latestAndTaggedSnapshotsKeepTheirMapsAfterExpiry() throws Exception {
+        commitWithOffsets(5);
+        long tagged = commitWithoutOffsets();
+        table.createTag("before-expiry", tagged);
+        for (int i = 0; i < 6; i++) {
+            commitWithoutOffsets();
+        }
+        assertThat(table.snapshotManager().snapshotExists(tagged)).isFalse();
+
+        assertThat(SnapshotOffsets.ofLatestSnapshot(table)).contains(map(5));
+        assertThat(
+                        SnapshotOffsets.ofSnapshot(
+                                table,
+                                table.tagManager().getOrThrow("before-expiry").trimToSnapshot()))
+                .contains(map(5));
+    }
+
+    @Test
+    void branchesInheritTheMapOfTheSnapshotTheyStartFrom() throws Exception {
+        commitWithOffsets(5);
+        long tagged = commitWithoutOffsets();
+        table.createTag("start", tagged);
+        commitWithOffsets(9);
+        table.createBranch("dev", "start");
+
+        FileStoreTable dev = table.switchToBranch("dev");
+        assertThat(SnapshotOffsets.ofLatestSnapshot(dev)).contains(map(5));
+    }
+
+    @Test
+    void cleaningKeepsWhatRetainedSnapshotsAndTagsNeedAndNothingElse() throws Exception {
+        commitWithOffsets(1);
+        long tagged = commitWithOffsets(2);
+        table.createTag("t2", tagged);
+        for (int offset = 3; offset <= 20; offset++) {
+            commitWithOffsets(offset);
+        }
+        commitWithoutOffsets();
+        OffsetsDirectory dir = OffsetsDirectory.of(table);
+        assertThat(dir.offsetsFiles()).hasSize(20);
+
+        OffsetsCleaner.Result result =
+                OffsetsCleaner.clean(table, System.currentTimeMillis() + 1, 0);
+
+        // retained: snapshots 19, 20 (with maps) and 21; the tag's map stays too
+        assertThat(dir.offsetsFiles()).hasSize(3);
+        assertThat(result.offsetsFiles).isEqualTo(17);
+        Long earliest = table.snapshotManager().earliestSnapshotId();
+        for (long id = earliest; id <= table.snapshotManager().latestSnapshotId(); id++) {
+            assertThat(SnapshotOffsets.ofSnapshot(table, id)).isPresent();
+        }
+        assertThat(SnapshotOffsets.ofLatestSnapshot(table)).contains(map(20));
+        assertThat(
+                        SnapshotOffsets.ofSnapshot(
+                                table, table.tagManager().getOrThrow("t2").trimToSnapshot()))
+                .contains(map(2));
+    }
+
+    @Test
+    void cleaningKeepsYoungFilesOfCommitsUnderWay() throws Exception {
+        commitWithOffsets(1);
+        String pending = SnapshotOffsets.write(table, map(2)); // written, not committed yet
+        OffsetsCleaner.clean(table, System.currentTimeMillis(), 60_000);
+        assertThat(OffsetsDirectory.of(table).offsetsFiles())
+                .anyMatch(f -> f.getPath().getName().equals(pending));
+    }
+
+    /** A chain started before anchors existed, whose last snapshot with a map expired. */
+    @Test
+    void lostChainFailsNamingTheTableAndTheWayOut() throws Exception {
+        commitAsAnEarlierVersionDid(5);
+        for (int i = 0; i < 5; i++) {
+            commitWithoutOffsets();
+        }
+
+        assertThatThrownBy(() -> SnapshotOffsets.ofLatestSnapshot(table))
+                .isInstanceOf(StreamOffsetsUnknownException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("sys.enable_lake_stream");
+    }
+
+    /** A table whose chain was started before anchors existed gets them when a committer starts. */
+    @Test
+    void unanchoredSnapshotsAreAnchored() throws Exception {
+        commitAsAnEarlierVersionDid(5);
+        SnapshotOffsets.anchorUnanchoredSnapshots(table);
+        for (int i = 0; i < 5; i++) {
+            commitWithoutOffsets();
+        }
+        assertThat(SnapshotOffsets.ofLatestSnapshot(table)).contains(map(5));
+    }
+}
