@@ -102,7 +102,7 @@ class LakeStreamSinkITCase {
                         new DataGeneratorSource<>(
                                 SinkTestTables::row,
                                 rows,
-                                RateLimiterStrategy.perSecond(3_000),
+                                RateLimiterStrategy.perSecond(1_000),
                                 TypeInformation.of(RowData.class)),
                         WatermarkStrategy.noWatermarks(),
                         "rows");
@@ -140,7 +140,7 @@ class LakeStreamSinkITCase {
                                                 StringData.fromString("payload-" + i),
                                                 StringData.fromString("d" + (i % 500 % 3))),
                                 rows,
-                                RateLimiterStrategy.perSecond(3_000),
+                                RateLimiterStrategy.perSecond(1_000),
                                 TypeInformation.of(RowData.class)),
                         WatermarkStrategy.noWatermarks(),
                         "rows");

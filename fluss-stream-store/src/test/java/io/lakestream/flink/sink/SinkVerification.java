@@ -22,6 +22,7 @@ import io.lakestream.flink.offsets.AbortedRanges;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.source.LakeStreamSource;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamReader;
@@ -29,6 +30,7 @@ import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
@@ -36,6 +38,11 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.ReadBuilder;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.util.CloseableIterator;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,6 +83,60 @@ final class SinkVerification {
 
     static String render(InternalRow row) {
         return row.getInt(0) + "|" + row.getString(1) + "|" + row.getString(2);
+    }
+
+    /**
+     * A bounded union read of {@code table} through the lake-stream source (Paimon's latest
+     * snapshot, then the store from its offsets), rendered.
+     */
+    static List<String> readUnion(FileStoreTable table) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        LakeStreamSource source =
+                LakeStreamSource.builder()
+                        .setTable(table)
+                        .setBounded(true)
+                        .setOptions(SharedFlussCluster.lakeStreamOptions())
+                        .build();
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<RowData> it =
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "union read")
+                        .executeAndCollect()) {
+            it.forEachRemaining(
+                    r -> rows.add(r.getInt(0) + "|" + r.getString(1) + "|" + r.getString(2)));
+        }
+        return rows;
+    }
+
+    /** The number of fenced records of the stream table below the store's current ends. */
+    long fencedRecords(StreamTable streamTable) {
+        AbortedRanges fences = fences(streamTable);
+        long fenced = 0;
+        for (Map.Entry<PartitionBucket, Long> end :
+                store.listOffsets(
+                                streamTable,
+                                store.listPartitionBuckets(streamTable),
+                                OffsetPosition.LATEST)
+                        .entrySet()) {
+            fenced += fences.countAborted(end.getKey(), 0, end.getValue());
+        }
+        return fenced;
+    }
+
+    /**
+     * Asserts the boundary at every retained snapshot of a table that only the sink wrote: its rows
+     * are exactly the store's unfenced records below its offsets.
+     */
+    void assertEverySnapshotHoldsTheStoreBelowItsOffsets(FileStoreTable table) throws Exception {
+        StreamTable streamTable =
+                store.get(StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+        long latest = table.snapshotManager().latestSnapshotId();
+        for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
+            StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
+            assertThat(readStore(streamTable, offsets))
+                    .as("store records below the offsets of snapshot %s", id)
+                    .containsExactlyInAnyOrderElementsOf(readPaimon(table, id));
+        }
     }
 
     AbortedRanges fences(StreamTable streamTable) {

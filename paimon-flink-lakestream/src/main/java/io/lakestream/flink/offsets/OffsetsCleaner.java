@@ -96,7 +96,15 @@ public final class OffsetsCleaner {
             if (earliest == null) {
                 keep.addAll(ids); // nothing retained to judge by
             } else {
-                keep.addAll(ids.tailSet(earliest, true));
+                for (long id : ids.tailSet(earliest, true)) {
+                    // an anchor whose retained snapshot names no offsets file was left by a
+                    // snapshot that a rollback removed
+                    if (!at.snapshotManager().snapshotExists(id)
+                            || SnapshotOffsets.ownOffsetsFile(at.snapshotManager().snapshot(id))
+                                    .isPresent()) {
+                        keep.add(id);
+                    }
+                }
                 needed.add(earliest);
             }
             for (Snapshot tagged : at.tagManager().taggedSnapshots()) {

@@ -86,25 +86,36 @@ public final class SnapshotOffsets {
         String branch = table.coreOptions().branch();
         OffsetsDirectory dir = OffsetsDirectory.of(table);
         NavigableSet<Long> anchors = dir.anchorIds(branch);
-        Long anchor = anchors.floor(snapshotId);
-        if (anchor != null && anchor == snapshotId) {
-            return Optional.of(dir.readAnchor(branch, anchor));
-        }
-        // snapshots newer than the newest anchor below: a crash may have come between a commit
-        // and its anchor, so their own properties are looked at first
         SnapshotManager snapshots = table.snapshotManager();
         Long earliest = snapshots.earliestSnapshotId();
-        if (earliest != null) {
-            long lowest = anchor == null ? earliest : Math.max(earliest, anchor + 1);
-            for (long id = snapshotId; id >= lowest; id--) {
-                Optional<String> own = ownOffsetsFileOf(snapshots, id);
-                if (own.isPresent()) {
-                    return own;
+        long upper = snapshotId;
+        Long anchor = anchors.floor(snapshotId);
+        while (true) {
+            // snapshots newer than the anchor below: a crash may have come between a commit and
+            // its anchor, so their own properties are looked at first
+            if (earliest != null) {
+                long lowest = anchor == null ? earliest : Math.max(earliest, anchor + 1);
+                for (long id = upper; id >= lowest; id--) {
+                    Optional<String> own = ownOffsetsFileOf(snapshots, id);
+                    if (own.isPresent()) {
+                        return own;
+                    }
                 }
             }
-        }
-        if (anchor != null) {
-            return Optional.of(dir.readAnchor(branch, anchor));
+            if (anchor == null) {
+                break;
+            }
+            if (!snapshots.snapshotExists(anchor)) {
+                return Optional.of(dir.readAnchor(branch, anchor));
+            }
+            // a retained snapshot is its own authority: an anchor of a snapshot that names no
+            // offsets file was left by a snapshot that a rollback removed, whose id was reused
+            Optional<String> own = ownOffsetsFileOf(snapshots, anchor);
+            if (own.isPresent()) {
+                return own;
+            }
+            upper = anchor - 1;
+            anchor = anchors.lower(anchor);
         }
         if (!BranchManager.isMainBranch(branch)) {
             // a branch starts as a copy of a snapshot or tag of the main branch
@@ -183,10 +194,14 @@ public final class SnapshotOffsets {
         long from = Math.max(afterSnapshotId + 1, earliest == null ? 1 : earliest);
         OffsetsDirectory dir = OffsetsDirectory.of(table);
         String branch = table.coreOptions().branch();
+        NavigableSet<Long> anchors = dir.anchorIds(branch);
         for (long id = from; id <= latest; id++) {
             Optional<String> own = ownOffsetsFileOf(snapshots, id);
             if (own.isPresent()) {
                 dir.writeAnchor(branch, id, own.get());
+            } else if (anchors.contains(id)) {
+                // left by a snapshot that a rollback removed; this id now names another one
+                dir.deleteAnchor(branch, id);
             }
         }
     }

@@ -33,8 +33,8 @@ import java.util.Arrays;
 
 /**
  * Serializes the committables of a lake-stream write operator: Paimon's own ones with Paimon's
- * serializer, and {@link SealedSegment}s (wrapped as {@code LOG_OFFSET} committables, a kind the
- * lake-stream sink does not otherwise use) with the offsets serializer.
+ * serializer, and {@link SealedSegment}s (wrapped as {@code FILE} committables, told apart by their
+ * type) with the offsets serializer.
  *
  * <p>Version 1: {@code byte tag}; tag 0: {@code int paimonVersion, Paimon's bytes}; tag 1: {@code
  * long checkpointId, int subtask, offsets bytes}.
@@ -90,7 +90,7 @@ public final class LakeStreamCommittableSerializer
             byte[] offsets = Arrays.copyOfRange(serialized, buffer.position(), serialized.length);
             return new Committable(
                     checkpointId,
-                    Committable.Kind.LOG_OFFSET,
+                    Committable.Kind.FILE,
                     new SealedSegment(subtask, StreamOffsetsSerializer.deserialize(offsets)));
         }
         int paimonVersion = buffer.getInt();

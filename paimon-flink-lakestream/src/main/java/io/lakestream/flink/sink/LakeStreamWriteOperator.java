@@ -271,7 +271,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
             committables.add(
                     new Committable(
                             checkpointId,
-                            Committable.Kind.LOG_OFFSET,
+                            Committable.Kind.FILE,
                             new SealedSegment(
                                     getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                                     StreamOffsets.of(sealed))));

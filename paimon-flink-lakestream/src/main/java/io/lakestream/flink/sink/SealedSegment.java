@@ -20,7 +20,12 @@ package io.lakestream.flink.sink;
 
 import io.lakestream.flink.offsets.StreamOffsets;
 
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.table.sink.CommitMessage;
+
 import org.apache.flink.annotation.Internal;
+
+import javax.annotation.Nullable;
 
 import java.util.Objects;
 
@@ -28,9 +33,20 @@ import java.util.Objects;
  * What one write subtask sealed at one checkpoint barrier: the end offset of every partition-bucket
  * it wrote to the stream store since the previous barrier. It travels to the committer next to
  * Paimon's commit messages of the same checkpoint, wrapped in a Paimon {@code Committable}.
+ *
+ * <p>Why it is a {@link CommitMessage}: Paimon 1.4 removed {@code Committable.Kind.LOG_OFFSET}, and
+ * from then on a {@code Committable} wraps a {@code CommitMessage} only. Wrapped as a {@code FILE}
+ * committable today, it needs only the committable's constructor changed in a port. It never
+ * reaches Paimon's own combine: the lake-stream committer takes it out first. Its partition and
+ * bucket are those of no file ({@link BinaryRow#EMPTY_ROW}, {@value #NO_BUCKET}).
  */
 @Internal
-public final class SealedSegment {
+public final class SealedSegment implements CommitMessage {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The bucket a sealed segment reports as a commit message: none. */
+    public static final int NO_BUCKET = -1;
 
     private final int subtask;
     private final StreamOffsets endOffsets;
@@ -46,6 +62,22 @@ public final class SealedSegment {
 
     public StreamOffsets endOffsets() {
         return endOffsets;
+    }
+
+    @Override
+    public BinaryRow partition() {
+        return BinaryRow.EMPTY_ROW;
+    }
+
+    @Override
+    public int bucket() {
+        return NO_BUCKET;
+    }
+
+    @Override
+    @Nullable
+    public Integer totalBuckets() {
+        return null;
     }
 
     @Override

@@ -163,6 +163,20 @@ class SnapshotOffsetsTest {
         assertThat(SnapshotOffsets.ofLatestSnapshot(dev)).contains(map(5));
     }
 
+    /** After a rollback, ids of removed snapshots are reused; their anchors must not mislead. */
+    @Test
+    void rollbackLeavesNoStaleMap() throws Exception {
+        long first = commitWithOffsets(5);
+        commitWithOffsets(9);
+        table.rollbackTo(first);
+        long reused = commitWithoutOffsets();
+
+        assertThat(SnapshotOffsets.ofSnapshot(table, reused)).contains(map(5));
+        OffsetsCleaner.clean(table, System.currentTimeMillis() + 1, 0);
+        assertThat(SnapshotOffsets.ofLatestSnapshot(table)).contains(map(5));
+        assertThat(OffsetsDirectory.of(table).anchorIds("main")).containsExactly(first);
+    }
+
     @Test
     void cleaningKeepsWhatRetainedSnapshotsAndTagsNeedAndNothingElse() throws Exception {
         commitWithOffsets(1);

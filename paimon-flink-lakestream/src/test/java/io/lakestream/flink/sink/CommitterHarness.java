@@ -139,7 +139,7 @@ final class CommitterHarness implements AutoCloseable {
         harness.processElement(
                 new Committable(
                         checkpointId,
-                        Committable.Kind.LOG_OFFSET,
+                        Committable.Kind.FILE,
                         new SealedSegment(subtask, StreamOffsets.of(segment))),
                 time);
     }

@@ -66,11 +66,10 @@ class LakeStreamCommittableSerializerTest {
         offsets.put(new PartitionBucket(partition("2024-01-02", 3), 3), 9_000_000_000L);
         SealedSegment segment = new SealedSegment(5, StreamOffsets.of(offsets));
 
-        Committable restored =
-                roundTrip(new Committable(42L, Committable.Kind.LOG_OFFSET, segment));
+        Committable restored = roundTrip(new Committable(42L, Committable.Kind.FILE, segment));
 
         assertThat(restored.checkpointId()).isEqualTo(42L);
-        assertThat(restored.kind()).isEqualTo(Committable.Kind.LOG_OFFSET);
+        assertThat(restored.kind()).isEqualTo(Committable.Kind.FILE);
         assertThat(restored.wrappedCommittable()).isInstanceOf(SealedSegment.class);
         SealedSegment restoredSegment = (SealedSegment) restored.wrappedCommittable();
         assertThat(restoredSegment.subtask()).isEqualTo(5);
@@ -86,10 +85,10 @@ class LakeStreamCommittableSerializerTest {
         SealedSegment segment = new SealedSegment(0, StreamOffsets.of(offsets));
 
         Committable restored =
-                roundTrip(new Committable(Long.MAX_VALUE, Committable.Kind.LOG_OFFSET, segment));
+                roundTrip(new Committable(Long.MAX_VALUE, Committable.Kind.FILE, segment));
 
         assertThat(restored.checkpointId()).isEqualTo(Long.MAX_VALUE);
-        assertThat(restored.kind()).isEqualTo(Committable.Kind.LOG_OFFSET);
+        assertThat(restored.kind()).isEqualTo(Committable.Kind.FILE);
         SealedSegment restoredSegment = (SealedSegment) restored.wrappedCommittable();
         assertThat(restoredSegment.subtask()).isEqualTo(0);
         assertThat(restoredSegment.endOffsets().asMap()).isEqualTo(offsets);
@@ -99,7 +98,7 @@ class LakeStreamCommittableSerializerTest {
     void emptySealedSegmentRoundTrips() throws IOException {
         SealedSegment segment = new SealedSegment(3, StreamOffsets.empty());
 
-        Committable restored = roundTrip(new Committable(1L, Committable.Kind.LOG_OFFSET, segment));
+        Committable restored = roundTrip(new Committable(1L, Committable.Kind.FILE, segment));
 
         assertThat(restored.checkpointId()).isEqualTo(1L);
         assertThat(restored.wrappedCommittable()).isEqualTo(segment);
@@ -134,7 +133,7 @@ class LakeStreamCommittableSerializerTest {
                 serializer.serialize(
                         new Committable(
                                 1L,
-                                Committable.Kind.LOG_OFFSET,
+                                Committable.Kind.FILE,
                                 new SealedSegment(0, StreamOffsets.empty())));
 
         assertThatThrownBy(() -> serializer.deserialize(2, bytes))
