@@ -204,7 +204,9 @@ public final class LakeStreamEnablement {
      * end now would put them below the new snapshot's offsets, so that readers starting there read
      * them from neither part, and the job's later commits would build on offsets it did not seal.
      * Holding the lease while the ends are read and recorded also keeps a job that restarts in the
-     * meantime from writing before they are recorded.
+     * meantime from writing before they are recorded, and releasing it retires the claims of every
+     * job seen before: a job whose lease expired while it was only paused fails at its next barrier
+     * instead of writing on past the recorded offsets, and claims the table anew.
      *
      * <p>Why the fences: what a stopped job (cancelled, or failed for good) left in the store past
      * the table's tiered offsets will never be committed. Enabling records offsets above it, so it
@@ -216,7 +218,7 @@ public final class LakeStreamEnablement {
             FileStoreTable table,
             StreamTable streamTable,
             StreamStore store) {
-        String owner = "lake-stream-enable-" + UUID.randomUUID();
+        String commitUser = "lake-stream-enable-" + UUID.randomUUID();
         Duration timeout =
                 Configuration.fromMap(LakeStreamOptions.forTable(table.options(), catalogOptions))
                         .get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
@@ -224,7 +226,6 @@ public final class LakeStreamEnablement {
             WriterLeases.runExclusively(
                     store,
                     streamTable,
-                    owner,
                     "enabling lake-stream mode on table " + identifier.getFullName(),
                     timeout,
                     () -> {
@@ -235,7 +236,7 @@ public final class LakeStreamEnablement {
                                                 store.listPartitionBuckets(streamTable),
                                                 OffsetPosition.LATEST));
                         fenceUncommittedTails(identifier, table, streamTable, store, ends);
-                        commitStartOffsets(identifier, table, owner, ends);
+                        commitStartOffsets(identifier, table, commitUser, ends);
                         return null;
                     });
         } catch (WriterLeases.LeaseHeldException e) {

@@ -95,8 +95,8 @@ final class WriterLease implements AutoCloseable {
                 throw new IllegalStateException(
                         String.format(
                                 "The writer lease log of table %s refuses the claims of %s (%s): "
-                                        + "it was released after this job's final commit.",
-                                table.spec(), owner, description));
+                                        + "%s",
+                                table.spec(), owner, description, releasedBecause()));
             }
             if (!other.equals(firstSeen)) {
                 throw conflict(other);
@@ -185,9 +185,8 @@ final class WriterLease implements AutoCloseable {
         if (other == null) {
             return new WriterConflictException(
                     String.format(
-                            "The writer lease of table %s held by %s was released: the job's "
-                                    + "final commit happened, so it must not write any more.",
-                            table.spec().identifier().getFullName(), owner));
+                            "The writer lease of table %s held by %s was released: %s",
+                            table.spec().identifier().getFullName(), owner, releasedBecause()));
         }
         return new WriterConflictException(
                 String.format(
@@ -202,6 +201,20 @@ final class WriterLease implements AutoCloseable {
                         Instant.ofEpochMilli(other.timestamp()),
                         LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
                         timeoutMillis));
+    }
+
+    /** Why the lease is free and this job's claims are not accepted. */
+    private String releasedBecause() {
+        WriterLeaseEntry release = replay.lastRelease();
+        if (release != null
+                && release.owner().startsWith(WriterLeaseReplay.MAINTENANCE_OWNER_PREFIX)) {
+            return String.format(
+                    "this job's lease had expired and the table was taken over by %s, which "
+                            + "fenced the records this job had not committed. The job restarts "
+                            + "from its last checkpoint and claims the table anew.",
+                    release.description());
+        }
+        return "the job's final commit happened, so it must not write any more.";
     }
 
     @Override

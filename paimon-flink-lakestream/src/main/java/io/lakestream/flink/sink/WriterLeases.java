@@ -27,6 +27,7 @@ import org.apache.flink.annotation.Internal;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Supplier;
 
 /**
@@ -68,22 +69,24 @@ public final class WriterLeases {
     }
 
     /**
-     * Claims the lease of {@code table} for {@code owner}, runs {@code action} and releases the
+     * Claims the lease of {@code table} for table maintenance, runs {@code action} and releases the
      * lease again (also when the action fails, so that the next sink job does not wait for the
      * timeout). The claim is decided by the store's time, exactly as a sink's claim is: it succeeds
      * only when no sink job's lease is live. While it is held, a sink job that starts or restarts
-     * waits for it, and is refused if it sees it at its first claim and again after waiting.
+     * waits for it. Its release retires the claims of every job seen before it: a job whose lease
+     * had expired but that was only paused cannot take the table back with a renewal, and fails at
+     * its next barrier instead (see {@link WriterLeaseReplay}).
      *
-     * @param owner a name of its own for this claim: it must not be the commit user of a sink job
+     * @param description what the maintenance does, for the errors of jobs that meet its claim
      * @throws LeaseHeldException naming the holder when a sink job's lease is live
      */
     public static <T> T runExclusively(
             StreamStore store,
             StreamTable table,
-            String owner,
             String description,
             Duration timeout,
             Supplier<T> action) {
+        String owner = WriterLeaseReplay.MAINTENANCE_OWNER_PREFIX + UUID.randomUUID();
         WriterLeaseReplay replay = new WriterLeaseReplay(timeout.toMillis());
         try (WriterLeaseLog log = store.openWriterLeaseLog(table)) {
             log.append(owner, description);
