@@ -40,10 +40,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One sink subtask's view of its job's lease on a stream table (invariant "one owner per bucket").
- * A subtask {@linkplain #acquire acquires} the lease before it fences or writes anything, and
- * {@linkplain #checkHeld checks} it at every barrier before its offsets can be committed; one
- * subtask per job {@linkplain #startRenewing renews} it. The owner is Paimon's commit user, which a
- * job keeps across failovers and savepoint restores, so a restarted job finds its own lease.
+ * A subtask {@linkplain #acquire acquires} the lease before it fences or writes anything; one
+ * subtask per job {@linkplain #startRenewing renews} it and {@linkplain #checkHeld checks} it at
+ * every barrier, before the checkpoint's offsets can be committed. The owner is Paimon's commit
+ * user, which a job keeps across failovers and savepoint restores, so a restarted job finds its own
+ * lease.
  */
 @Internal
 final class WriterLease implements AutoCloseable {
