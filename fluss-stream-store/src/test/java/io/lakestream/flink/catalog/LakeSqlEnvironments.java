@@ -18,6 +18,12 @@
 
 package io.lakestream.flink.catalog;
 
+import io.lakestream.flink.sink.WriterLeases;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.store.WriterLeaseEntry;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Identifier;
@@ -34,6 +40,7 @@ import org.apache.flink.util.CollectionUtil;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Table environments of the SQL tests on the shared MiniCluster, each with the {@code
@@ -41,10 +48,19 @@ import java.util.List;
  */
 final class LakeSqlEnvironments {
 
+    /** The writer lease timeout of the SQL tests: short, so that a take-over comes quickly. */
+    static final Duration WRITER_LEASE_TIMEOUT = Duration.ofSeconds(1);
+
     private final Path warehouse;
+    private final Duration writerLeaseTimeout;
 
     LakeSqlEnvironments(Path warehouse) {
+        this(warehouse, WRITER_LEASE_TIMEOUT);
+    }
+
+    LakeSqlEnvironments(Path warehouse, Duration writerLeaseTimeout) {
         this.warehouse = warehouse;
+        this.writerLeaseTimeout = writerLeaseTimeout;
     }
 
     String catalogDdl(String name, String extra) {
@@ -53,9 +69,13 @@ final class LakeSqlEnvironments {
                         + "'type' = 'paimon-lakestream', "
                         + "'warehouse' = '%s', "
                         + "'lake-stream.fluss.bootstrap.servers' = '%s', "
-                        + "'lake-stream.sink.writer-lease-timeout' = '1 s', "
+                        + "'lake-stream.sink.writer-lease-timeout' = '%d ms', "
                         + "'lake-stream.read.partition-discovery-interval' = '500 ms'%s)",
-                name, warehouse.toUri(), SharedFlussCluster.bootstrapServers(), extra);
+                name,
+                warehouse.toUri(),
+                SharedFlussCluster.bootstrapServers(),
+                writerLeaseTimeout.toMillis(),
+                extra);
     }
 
     /**
@@ -95,6 +115,31 @@ final class LakeSqlEnvironments {
                 CollectionUtil.iteratorToList(
                         tEnv.executeSql("SELECT COUNT(*) FROM " + table).collect());
         return (Long) rows.get(0).getField(0);
+    }
+
+    /**
+     * Waits until the writer lease of {@code table} is free or has expired, by the same replay and
+     * timeout that enabling uses, so that a test can enable a table again after cancelling the job
+     * that wrote it.
+     */
+    static void awaitWriterLeaseExpired(TableEnvironment tEnv, String table, Duration timeout)
+            throws Exception {
+        Identifier identifier = Identifier.fromString(table);
+        FileStoreTable paimon = paimonTable(tEnv, table);
+        try (StreamStore store = SharedFlussCluster.newStore()) {
+            StreamTable streamTable = store.get(StreamTableSpec.of(identifier, paimon));
+            // the store and this test run on one machine: its clock is the store's
+            Duration withMargin = timeout.plusMillis(200);
+            Await.until(
+                    () -> {
+                        Optional<WriterLeaseEntry> holder =
+                                WriterLeases.holder(store, streamTable, timeout);
+                        return !holder.isPresent()
+                                || WriterLeases.isExpired(
+                                        holder.get(), withMargin, System.currentTimeMillis());
+                    },
+                    "the writer lease of " + table + " expires");
+        }
     }
 
     static LakeStreamPaimonCatalog paimonCatalog(TableEnvironment tEnv) {

@@ -157,6 +157,9 @@ class LakeStreamSqlITCase {
         } finally {
             insert.getJobClient().orElseThrow().cancel().get();
         }
+        // enabling is refused while the cancelled job's writer lease lasts
+        LakeSqlEnvironments.awaitWriterLeaseExpired(
+                tEnv, table, LakeSqlEnvironments.WRITER_LEASE_TIMEOUT);
 
         // disabled: reads read Paimon alone, which holds the three committed rows
         tEnv.executeSql("ALTER TABLE lake." + table + " SET ('lake-stream.enabled' = 'false')");

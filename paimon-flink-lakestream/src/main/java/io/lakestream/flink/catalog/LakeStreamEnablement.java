@@ -19,13 +19,18 @@
 package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.offsets.AbortedRange;
+import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.sink.WriterLeases;
+import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.store.WriterLeaseEntry;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
@@ -37,11 +42,19 @@ import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.TableCommitImpl;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.util.TimeUtils;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -52,7 +65,9 @@ import java.util.UUID;
  *   <li>{@link #provision}: create (or check) the stream table;
  *   <li>{@link #recordStartOffsets}: commit a Paimon snapshot, without data, whose offsets map is
  *       the stream table's current end of every partition-bucket (zero for a new stream table), so
- *       that every later snapshot's offsets belong to this stream table;
+ *       that every later snapshot's offsets belong to this stream table; under the table's writer
+ *       lease, so it is refused while a sink job writes the table, and after fencing what a stopped
+ *       job left uncommitted;
  *   <li>set {@code 'lake-stream.enabled' = 'true'} on the table, the switch writers and readers
  *       look at, last.
  * </ol>
@@ -62,6 +77,8 @@ import java.util.UUID;
  */
 @Internal
 public final class LakeStreamEnablement {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LakeStreamEnablement.class);
 
     private final Catalog catalog;
     private final Map<String, String> catalogOptions;
@@ -74,6 +91,11 @@ public final class LakeStreamEnablement {
     public LakeStreamEnablement(Catalog catalog, Map<String, String> catalogOptions) {
         this.catalog = catalog;
         this.catalogOptions = catalogOptions;
+    }
+
+    /** The catalog's options; its {@code lake-stream.*} entries win over a table's. */
+    public Map<String, String> catalogOptions() {
+        return catalogOptions;
     }
 
     /** Whether the table's options turn lake-stream mode on. */
@@ -173,19 +195,107 @@ public final class LakeStreamEnablement {
         }
     }
 
-    /** Step 2: a snapshot that records the stream table's current ends as its offsets. */
-    private static void recordStartOffsets(
+    /**
+     * Step 2: a snapshot that records the stream table's current ends as its offsets, taken under
+     * the table's writer lease and refused while a sink job holds it.
+     *
+     * <p>Why the lease: a job started while the table was enabled keeps dual-writing after a
+     * disable. Its store records past its last commit are not in Paimon yet; recording the store's
+     * end now would put them below the new snapshot's offsets, so that readers starting there read
+     * them from neither part, and the job's later commits would build on offsets it did not seal.
+     * Holding the lease while the ends are read and recorded also keeps a job that restarts in the
+     * meantime from writing before they are recorded, and releasing it retires the claims of every
+     * job seen before: a job whose lease expired while it was only paused fails at its next barrier
+     * instead of writing on past the recorded offsets, and claims the table anew.
+     *
+     * <p>Why the fences: what a stopped job (cancelled, or failed for good) left in the store past
+     * the table's tiered offsets will never be committed. Enabling records offsets above it, so it
+     * is fenced first, as the next writer would fence it: a {@code read-committed} reader or one
+     * that reads on from an earlier snapshot must never take it for committed data.
+     */
+    private void recordStartOffsets(
             Identifier identifier,
             FileStoreTable table,
             StreamTable streamTable,
             StreamStore store) {
-        StreamOffsets ends =
-                StreamOffsets.of(
-                        store.listOffsets(
-                                streamTable,
-                                store.listPartitionBuckets(streamTable),
-                                OffsetPosition.LATEST));
         String commitUser = "lake-stream-enable-" + UUID.randomUUID();
+        Duration timeout =
+                Configuration.fromMap(LakeStreamOptions.forTable(table.options(), catalogOptions))
+                        .get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
+        try {
+            WriterLeases.runExclusively(
+                    store,
+                    streamTable,
+                    "enabling lake-stream mode on table " + identifier.getFullName(),
+                    timeout,
+                    () -> {
+                        StreamOffsets ends =
+                                StreamOffsets.of(
+                                        store.listOffsets(
+                                                streamTable,
+                                                store.listPartitionBuckets(streamTable),
+                                                OffsetPosition.LATEST));
+                        fenceUncommittedTails(identifier, table, streamTable, store, ends);
+                        commitStartOffsets(identifier, table, commitUser, ends);
+                        return null;
+                    });
+        } catch (WriterLeases.LeaseHeldException e) {
+            WriterLeaseEntry holder = e.holder();
+            throw new ValidationException(
+                    String.format(
+                            "Cannot enable lake-stream mode on table %s: a sink job still holds "
+                                    + "the table's writer lease: %s (commit user %s), which last "
+                                    + "claimed or renewed it at %s. Enabling now would record its "
+                                    + "records not yet committed to Paimon as the start of the "
+                                    + "stream. Stop that job (a job keeps dual-writing after a "
+                                    + "disable until it is stopped), or, if it has stopped, enable "
+                                    + "again after its lease expires, %d ms after that time ('%s' "
+                                    + "= '%s').",
+                            identifier.getFullName(),
+                            holder.description(),
+                            holder.owner(),
+                            Instant.ofEpochMilli(holder.timestamp()),
+                            e.timeout().toMillis(),
+                            LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
+                            TimeUtils.formatWithHighestUnit(e.timeout())),
+                    e);
+        }
+    }
+
+    /**
+     * Fences, per partition-bucket, the store's records from the latest snapshot's offset to the
+     * store's end: a stopped job's records that no snapshot committed. Nothing is fenced when no
+     * snapshot records offsets (a first enablement: the stream table was just created).
+     */
+    private static void fenceUncommittedTails(
+            Identifier identifier,
+            FileStoreTable table,
+            StreamTable streamTable,
+            StreamStore store,
+            StreamOffsets ends) {
+        Optional<StreamOffsets> tiered = SnapshotOffsets.ofLatestSnapshot(table);
+        if (!tiered.isPresent()) {
+            return;
+        }
+        try (FenceLog fences = store.openFenceLog(streamTable)) {
+            for (Map.Entry<PartitionBucket, Long> end : ends.asMap().entrySet()) {
+                long base = tiered.get().offsetOr(end.getKey(), 0L);
+                if (end.getValue() > base) {
+                    fences.record(new AbortedRange(end.getKey(), base, end.getValue()));
+                    LOG.info(
+                            "Enabling {}: fenced offsets [{}, {}) of {}, written by a stopped "
+                                    + "job and never committed.",
+                            identifier.getFullName(),
+                            base,
+                            end.getValue(),
+                            streamTable.spec().describe(end.getKey()));
+                }
+            }
+        }
+    }
+
+    private static void commitStartOffsets(
+            Identifier identifier, FileStoreTable table, String commitUser, StreamOffsets ends) {
         Long latestBefore = table.snapshotManager().latestSnapshotId();
         try (TableCommitImpl commit = table.newCommit(commitUser).ignoreEmptyCommit(false)) {
             ManifestCommittable committable = new ManifestCommittable(System.currentTimeMillis());

@@ -18,16 +18,19 @@
 
 package io.lakestream.flink.procedure;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.offsets.AbortedRanges;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.store.WriterLeaseEntry;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Identifier;
@@ -37,6 +40,7 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.utils.InternalRowPartitionComputer;
 
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.ProcedureHint;
@@ -44,6 +48,7 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.procedure.ProcedureContext;
 import org.apache.flink.types.Row;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -54,7 +59,13 @@ import java.util.Set;
  * {@code CALL sys.lake_stream_status(`table` => 'db.t')}: one row per partition-bucket with its
  * tiered offset (in the latest Paimon snapshot), committed offset (covered by a completed
  * checkpoint of the writing job, which the sink commits as that snapshot), readable offset (the
- * store's end), the lag in records and in time, and the records fenced.
+ * store's end), the lag in records and in time, the records fenced, the records past the committed
+ * offset, and the sink job holding the table's writer lease with whether that lease expired.
+ *
+ * <p>The last three tell a live job's tail, which its next checkpoint commits, from the tail of a
+ * stopped job (cancelled, or failed for good), which no checkpoint will commit and which {@code
+ * read-uncommitted} readers see until the next writer, or enabling the table again, fences it. The
+ * procedure only reads: it fences nothing, so calling it never races a job that is restarting.
  */
 @PublicEvolving
 public class LakeStreamStatusProcedure extends ProcedureBase {
@@ -73,7 +84,8 @@ public class LakeStreamStatusProcedure extends ProcedureBase {
                             "ROW<`partition` STRING, `bucket` INT, `tiered_offset` BIGINT, "
                                     + "`committed_offset` BIGINT, `readable_offset` BIGINT, "
                                     + "`lag_records` BIGINT, `lag_millis` BIGINT, "
-                                    + "`fenced_records` BIGINT>"))
+                                    + "`fenced_records` BIGINT, `uncommitted_records` BIGINT, "
+                                    + "`writer` STRING, `writer_lease_expired` BOOLEAN>"))
     public Row[] call(ProcedureContext context, String table) {
         Identifier identifier = LakeStreamProcedures.identifier(table);
         LakeStreamEnablement enablement = LakeStreamProcedures.enablement(catalog);
@@ -102,7 +114,19 @@ public class LakeStreamStatusProcedure extends ProcedureBase {
             try (FenceLog log = store.openFenceLog(streamTable)) {
                 fences.addAll(log.readNew());
             }
+            Duration leaseTimeout =
+                    Configuration.fromMap(
+                                    LakeStreamOptions.forTable(
+                                            paimon.options(), enablement.catalogOptions()))
+                            .get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
+            WriterLeaseEntry holder =
+                    WriterLeases.holder(store, streamTable, leaseTimeout).orElse(null);
             long now = System.currentTimeMillis();
+            // the lease is the table's, so every partition-bucket shows the same writer; judged by
+            // this client's clock against the store's timestamps, which is good enough for a report
+            String writer = holder == null ? null : holder.description();
+            Boolean leaseExpired =
+                    holder == null ? null : WriterLeases.isExpired(holder, leaseTimeout, now);
             for (PartitionBucket pb : all) {
                 long tier = tiered.offsetOr(pb, 0L);
                 long end = readable.getOrDefault(pb, tier);
@@ -117,7 +141,10 @@ public class LakeStreamStatusProcedure extends ProcedureBase {
                                 end,
                                 lag,
                                 lag == 0 || latest == null ? 0L : now - latest.timeMillis(),
-                                fences.countAborted(pb, 0, end)));
+                                fences.countAborted(pb, 0, end),
+                                Math.max(0, end - tier),
+                                writer,
+                                leaseExpired));
             }
         }
         return rows.toArray(new Row[0]);

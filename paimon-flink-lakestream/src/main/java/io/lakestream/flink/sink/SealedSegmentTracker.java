@@ -80,17 +80,59 @@ final class SealedSegmentTracker {
                     Long actual = sealed.get(pb);
                     if (actual == null || actual != expected) {
                         throw new IllegalStateException(
-                                String.format(
-                                        "The stream store reports end offset %s for %s of table "
-                                                + "%s, but this writer expected %d. Another job "
-                                                + "(or another sink) writes the same lake-stream "
-                                                + "table; only one may.",
-                                        actual, table.spec().describe(pb), table.spec(), expected));
+                                unexpectedEnd(
+                                        pb, endOffsets.getOrDefault(pb, 0L), expected, actual));
                     }
                     endOffsets.put(pb, expected);
                 });
         writtenSinceSeal.clear();
         return records;
+    }
+
+    /**
+     * Says what an unexpected end offset means. A larger one is the only trace a foreign writer
+     * leaves, and the writer is often not another job: a task of this job's earlier attempt, on a
+     * TaskManager cut off from the JobManager, keeps appending after this attempt fenced and
+     * started, until its TaskManager notices the lost JobManager and cancels it.
+     */
+    private String unexpectedEnd(
+            PartitionBucket pb, long sealedBefore, long expected, Long actual) {
+        String where =
+                String.format(
+                        "The stream store reports end offset %s for %s of table %s, but this "
+                                + "writer expected %d (sealed at %d at the previous barrier, plus "
+                                + "%d records written since)",
+                        actual,
+                        table.spec().describe(pb),
+                        table.spec(),
+                        expected,
+                        sealedBefore,
+                        expected - sealedBefore);
+        if (actual == null) {
+            return where + ": the store did not report the partition-bucket after a flush.";
+        }
+        if (actual < expected) {
+            return where
+                    + String.format(
+                            ": the store holds %d records fewer than this writer wrote, so it lost "
+                                    + "acknowledged records, or the stream table was dropped and "
+                                    + "created again while the job ran.",
+                            expected - actual);
+        }
+        return where
+                + String.format(
+                        ": %d of the records in [%d, %d) were appended by another writer "
+                                + "after this attempt fenced the partition-bucket and started "
+                                + "writing. Another job (or another sink) may write the same "
+                                + "table, or a task of an earlier attempt of this job still runs: "
+                                + "a TaskManager cut off from the JobManager writes on until it "
+                                + "notices, within Flink's 'heartbeat.timeout', and cancels its "
+                                + "tasks. One writer per partition-bucket may write. The job "
+                                + "restarts from its last checkpoint, which fences these "
+                                + "records; nothing past that checkpoint was committed. If it "
+                                + "fails this way again, CALL sys.lake_stream_status shows which "
+                                + "job holds the table's writer lease.",
+                        actual - expected, sealedBefore, actual);
     }
 
     Map<PartitionBucket, Long> endOffsets() {

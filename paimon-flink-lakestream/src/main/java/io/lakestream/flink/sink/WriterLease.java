@@ -40,10 +40,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One sink subtask's view of its job's lease on a stream table (invariant "one owner per bucket").
- * A subtask {@linkplain #acquire acquires} the lease before it fences or writes anything, and
- * {@linkplain #checkHeld checks} it at every barrier before its offsets can be committed; one
- * subtask per job {@linkplain #startRenewing renews} it. The owner is Paimon's commit user, which a
- * job keeps across failovers and savepoint restores, so a restarted job finds its own lease.
+ * A subtask {@linkplain #acquire acquires} the lease before it fences or writes anything; one
+ * subtask per job {@linkplain #startRenewing renews} it and {@linkplain #checkHeld checks} it at
+ * every barrier, before the checkpoint's offsets can be committed. The owner is Paimon's commit
+ * user, which a job keeps across failovers and savepoint restores, so a restarted job finds its own
+ * lease.
  */
 @Internal
 final class WriterLease implements AutoCloseable {
@@ -95,8 +96,8 @@ final class WriterLease implements AutoCloseable {
                 throw new IllegalStateException(
                         String.format(
                                 "The writer lease log of table %s refuses the claims of %s (%s): "
-                                        + "it was released after this job's final commit.",
-                                table.spec(), owner, description));
+                                        + "%s",
+                                table.spec(), owner, description, releasedBecause()));
             }
             if (!other.equals(firstSeen)) {
                 throw conflict(other);
@@ -121,9 +122,21 @@ final class WriterLease implements AutoCloseable {
      * Checks that this job still holds the lease, so that a job whose lease was taken over (it
      * stopped renewing for longer than the timeout) fails before it commits offsets.
      *
+     * <p>Only the subtask that renews reads the log here; the others return at once. One read per
+     * barrier per job is enough: a checkpoint completes, and its offsets reach the committer, only
+     * after every running subtask, the renewing one included, has passed its barrier, so a failed
+     * check in the renewing subtask keeps the checkpoint from completing and fails the job. And a
+     * take-over needs the renewals to stop for longer than the timeout, which the renewing subtask
+     * sees first. Reading in every subtask cost one store request per subtask per barrier, for
+     * nothing more. (A subtask that has finished its input, in a bounded job, no longer renews nor
+     * checks; see the docs on writing.)
+     *
      * @throws WriterConflictException when another job holds the lease now
      */
     void checkHeld() {
+        if (renewer == null) {
+            return;
+        }
         replay.apply(log.readNew());
         if (!held()) {
             throw conflict(replay.holderEntry());
@@ -173,9 +186,8 @@ final class WriterLease implements AutoCloseable {
         if (other == null) {
             return new WriterConflictException(
                     String.format(
-                            "The writer lease of table %s held by %s was released: the job's "
-                                    + "final commit happened, so it must not write any more.",
-                            table.spec().identifier().getFullName(), owner));
+                            "The writer lease of table %s held by %s was released: %s",
+                            table.spec().identifier().getFullName(), owner, releasedBecause()));
         }
         return new WriterConflictException(
                 String.format(
@@ -190,6 +202,20 @@ final class WriterLease implements AutoCloseable {
                         Instant.ofEpochMilli(other.timestamp()),
                         LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
                         timeoutMillis));
+    }
+
+    /** Why the lease is free and this job's claims are not accepted. */
+    private String releasedBecause() {
+        WriterLeaseEntry release = replay.lastRelease();
+        if (release != null
+                && release.owner().startsWith(WriterLeaseReplay.MAINTENANCE_OWNER_PREFIX)) {
+            return String.format(
+                    "this job's lease had expired and the table was taken over by %s, which "
+                            + "fenced the records this job had not committed. The job restarts "
+                            + "from its last checkpoint and claims the table anew.",
+                    release.description());
+        }
+        return "the job's final commit happened, so it must not write any more.";
     }
 
     @Override

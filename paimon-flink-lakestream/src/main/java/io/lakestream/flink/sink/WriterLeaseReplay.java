@@ -43,6 +43,13 @@ import java.util.Set;
  * again. A later job with the same owner (restored from the finished job's savepoint) describes
  * itself by another Flink job id, so its claims count.
  *
+ * <p>A claim whose owner starts with {@link #MAINTENANCE_OWNER_PREFIX} is table maintenance, not a
+ * sink job: enabling lake-stream mode again claims the lease while it fences the uncommitted tail
+ * of a stopped job and records new start offsets, then releases it. Its release retires every pair
+ * seen before its claim, so that a job whose lease had expired and that was only paused (not
+ * stopped) cannot take the table back by a mere renewal: its next check fails, and it restarts and
+ * claims anew as a new attempt, fencing from its restored offsets.
+ *
  * <p>The outcome depends only on the entries and their store timestamps, so every subtask of every
  * job that replays the same log agrees on the holder, whatever its own clock says. A log whose
  * oldest entries were removed by retention converges on the same holder once the current holder has
@@ -50,6 +57,9 @@ import java.util.Set;
  */
 @Internal
 final class WriterLeaseReplay {
+
+    /** The owner prefix of claims by table maintenance, see the class comment. */
+    static final String MAINTENANCE_OWNER_PREFIX = "lake-stream-maintenance-";
 
     private final long timeoutMillis;
     private final Map<String, WriterLeaseEntry> lastEntryOfOwner = new HashMap<>();
@@ -60,7 +70,13 @@ final class WriterLeaseReplay {
     /** The pairs released: their later entries are late renewals of a finished job. */
     private final Set<String> retired = new HashSet<>();
 
+    /** The pairs seen before the maintenance claim that holds the lease now, else empty. */
+    private final Set<String> seenBeforeMaintenance = new HashSet<>();
+
     @Nullable private WriterLeaseEntry holderEntry;
+
+    /** The last release applied. */
+    @Nullable private WriterLeaseEntry lastRelease;
 
     WriterLeaseReplay(long timeoutMillis) {
         this.timeoutMillis = timeoutMillis;
@@ -76,20 +92,34 @@ final class WriterLeaseReplay {
             if (retired.contains(claimant)) {
                 continue;
             }
-            seen.add(claimant);
             lastEntryOfOwner.put(entry.owner(), entry);
             if (holderEntry == null
                     || holderEntry.owner().equals(entry.owner())
                     || entry.timestamp() - holderEntry.timestamp() > timeoutMillis) {
+                boolean takenOver =
+                        holderEntry == null || !holderEntry.owner().equals(entry.owner());
+                if (takenOver) {
+                    seenBeforeMaintenance.clear();
+                    if (isMaintenance(entry)) {
+                        seenBeforeMaintenance.addAll(seen);
+                    }
+                }
                 holderEntry = entry;
             }
+            seen.add(claimant);
         }
     }
 
     private void release(WriterLeaseEntry release) {
+        lastRelease = release;
         if (holderEntry != null && holderEntry.owner().equals(release.owner())) {
             holderEntry = null;
+            if (isMaintenance(release)) {
+                retired.addAll(seenBeforeMaintenance);
+                seen.removeAll(seenBeforeMaintenance);
+            }
         }
+        seenBeforeMaintenance.clear();
         String prefix = release.owner() + '\n';
         for (Iterator<String> it = seen.iterator(); it.hasNext(); ) {
             String claimant = it.next();
@@ -98,6 +128,16 @@ final class WriterLeaseReplay {
                 it.remove();
             }
         }
+    }
+
+    private static boolean isMaintenance(WriterLeaseEntry entry) {
+        return entry.owner().startsWith(MAINTENANCE_OWNER_PREFIX);
+    }
+
+    /** The last release applied, or null. */
+    @Nullable
+    WriterLeaseEntry lastRelease() {
+        return lastRelease;
     }
 
     /** The owner holding the lease after the entries applied so far, or null when it is free. */

@@ -113,4 +113,47 @@ class WriterLeaseReplayTest {
         replay.apply(Arrays.asList(entry("a", 0), entry("b", 1_500), release("a", 1_600)));
         assertThat(replay.holder()).isEqualTo("b");
     }
+
+    private static final String MAINTENANCE = WriterLeaseReplay.MAINTENANCE_OWNER_PREFIX + "m";
+
+    private static WriterLeaseEntry maintenance(long timestamp, boolean release) {
+        return new WriterLeaseEntry(MAINTENANCE, "enabling db.t", timestamp, release);
+    }
+
+    @Test
+    void aMaintenanceReleaseRetiresTheJobsSeenBeforeItsClaim() {
+        WriterLeaseReplay replay = new WriterLeaseReplay(TIMEOUT);
+        replay.apply(Arrays.asList(entry("a", 0), entry("a", 300)));
+        // a's lease expired: the enablement takes the table, fences and releases it
+        replay.apply(Arrays.asList(maintenance(1_400, false)));
+        assertThat(replay.holder()).isEqualTo(MAINTENANCE);
+        replay.apply(Arrays.asList(maintenance(1_500, true)));
+        assertThat(replay.holder()).isNull();
+        assertThat(replay.lastRelease().owner()).isEqualTo(MAINTENANCE);
+        // a was only paused: its renewal does not take the table back
+        replay.apply(Arrays.asList(entry("a", 1_600)));
+        assertThat(replay.holder()).as("a paused job's renewal").isNull();
+        // a's restart is a new attempt, which describes itself anew: its claim counts
+        replay.apply(Arrays.asList(new WriterLeaseEntry("a", "a job, attempt 1", 1_700)));
+        assertThat(replay.holder()).isEqualTo("a");
+    }
+
+    @Test
+    void aClaimRefusedWhileMaintenanceHoldsTheLeaseCountsAfterItsRelease() {
+        WriterLeaseReplay replay = new WriterLeaseReplay(TIMEOUT);
+        replay.apply(Arrays.asList(maintenance(0, false), entry("b", 100), maintenance(200, true)));
+        assertThat(replay.holder()).isNull();
+        // b waited for the maintenance claim to expire and claims again
+        replay.apply(Arrays.asList(entry("b", 1_300)));
+        assertThat(replay.holder()).isEqualTo("b");
+    }
+
+    @Test
+    void aMaintenanceClaimRefusedByALiveJobChangesNothing() {
+        WriterLeaseReplay replay = new WriterLeaseReplay(TIMEOUT);
+        replay.apply(Arrays.asList(entry("a", 0), maintenance(100, false), entry("a", 300)));
+        assertThat(replay.holder()).isEqualTo("a");
+        replay.apply(Arrays.asList(entry("a", 700)));
+        assertThat(replay.holder()).isEqualTo("a");
+    }
 }
