@@ -23,6 +23,7 @@ import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.offsets.StreamOffsetsUnknownException;
 import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.OffsetPosition;
@@ -273,7 +274,18 @@ public final class LakeStreamEnablement {
             StreamTable streamTable,
             StreamStore store,
             StreamOffsets ends) {
-        Optional<StreamOffsets> tiered = SnapshotOffsets.ofLatestSnapshot(table);
+        Optional<StreamOffsets> tiered;
+        try {
+            tiered = SnapshotOffsets.ofLatestSnapshot(table);
+        } catch (StreamOffsetsUnknownException e) {
+            // enabling is the way out of a lost chain: what was committed is unknown, so nothing
+            // can be told apart as a tail; the recorded ends become the start of the stream
+            LOG.warn(
+                    "Enabling {}: its stream offsets were lost, so no uncommitted tail is fenced; "
+                            + "the store's current ends become the start of the stream.",
+                    identifier.getFullName());
+            return;
+        }
         if (!tiered.isPresent()) {
             return;
         }
