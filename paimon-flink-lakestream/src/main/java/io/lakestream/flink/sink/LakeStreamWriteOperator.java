@@ -204,31 +204,36 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                 SnapshotOffsets.ofLatestSnapshot(table).orElse(StreamOffsets.empty());
         Map<PartitionBucket, Long> ends =
                 new HashMap<>(store.listOffsets(streamTable, owned, OffsetPosition.LATEST));
-        try (FenceLog fences = store.openFenceLog(streamTable)) {
-            for (PartitionBucket pb : owned) {
-                long base = restoredEndOffsets.getOrDefault(pb, tiered.offsetOr(pb, 0L));
-                long end = ends.get(pb);
-                if (end < base) {
-                    throw new IllegalStateException(
-                            String.format(
-                                    "The stream store holds %d records of %s of table %s, fewer "
-                                            + "than the %d that were committed: the stream table "
-                                            + "lost records.",
-                                    end,
-                                    streamTable.spec().describe(pb),
-                                    streamTable.spec(),
-                                    base));
-                }
-                if (end > base) {
-                    AbortedRange fence = new AbortedRange(pb, base, end);
-                    fences.record(fence);
-                    LOG.info(
-                            "Fenced offsets [{}, {}) of {} of table {} before writing again.",
-                            base,
-                            end,
-                            streamTable.spec().describe(pb),
-                            streamTable.spec());
-                }
+        List<AbortedRange> toFence = new ArrayList<>();
+        for (PartitionBucket pb : owned) {
+            long base = restoredEndOffsets.getOrDefault(pb, tiered.offsetOr(pb, 0L));
+            long end = ends.get(pb);
+            if (end < base) {
+                throw new IllegalStateException(
+                        String.format(
+                                "The stream store holds %d records of %s of table %s, fewer "
+                                        + "than the %d that were committed: the stream table "
+                                        + "lost records.",
+                                end, streamTable.spec().describe(pb), streamTable.spec(), base));
+            }
+            if (end > base) {
+                toFence.add(new AbortedRange(pb, base, end));
+            }
+        }
+        if (!toFence.isEmpty()) {
+            // all fences of this start in one call: one request and one wait for durability
+            // instead of one per partition-bucket; it returns only once every reader can see
+            // them, so they are durable before this subtask writes its first record
+            try (FenceLog fences = store.openFenceLog(streamTable)) {
+                fences.recordAll(toFence);
+            }
+            for (AbortedRange fence : toFence) {
+                LOG.info(
+                        "Fenced offsets [{}, {}) of {} of table {} before writing again.",
+                        fence.startOffset(),
+                        fence.endOffset(),
+                        streamTable.spec().describe(fence.partitionBucket()),
+                        streamTable.spec());
             }
         }
         return ends;
