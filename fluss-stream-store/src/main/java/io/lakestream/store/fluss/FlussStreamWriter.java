@@ -92,16 +92,16 @@ final class FlussStreamWriter implements StreamWriter {
     }
 
     @Override
-    public void write(PartitionBucket partitionBucket, InternalRow row) {
+    public void write(PartitionBucket partitionBucket, RowKind rowKind, InternalRow row) {
         throwOnAsyncFailure();
         if (!layout.hasRowKindColumn()
-                && row.getRowKind() != RowKind.INSERT
-                && row.getRowKind() != RowKind.UPDATE_AFTER) {
+                && rowKind != RowKind.INSERT
+                && rowKind != RowKind.UPDATE_AFTER) {
             throw new StreamStoreException(
                     String.format(
                             "Table %s has no primary key, so it takes only +I and +U rows, but got "
                                     + "a %s row.",
-                            table.spec().identifier().getFullName(), row.getRowKind()));
+                            table.spec().identifier().getFullName(), rowKind));
         }
         checkPartition(partitionBucket.partition());
         if (!writtenSinceFlush.contains(partitionBucket)) {
@@ -110,7 +110,7 @@ final class FlussStreamWriter implements StreamWriter {
                     new PartitionBucket(
                             partitionBucket.partition().copy(), partitionBucket.bucket()));
         }
-        writer.append(flussRow.replace(row))
+        writer.append(flussRow.replace(row, rowKind))
                 .whenComplete(
                         (result, error) -> {
                             if (error != null) {
