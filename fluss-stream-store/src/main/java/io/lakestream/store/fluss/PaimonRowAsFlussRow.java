@@ -19,6 +19,7 @@
 package io.lakestream.store.fluss;
 
 import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.types.RowKind;
 
 import org.apache.fluss.row.BinaryString;
@@ -114,7 +115,15 @@ final class PaimonRowAsFlussRow implements InternalRow {
 
     @Override
     public BinaryString getString(int pos) {
-        return BinaryString.fromBytes(row.getString(mapping.paimonPosition(pos)).toBytes());
+        org.apache.paimon.data.BinaryString string = row.getString(mapping.paimonPosition(pos));
+        MemorySegment[] segments = string.getSegments();
+        // the writer copies the bytes into its batch before append returns: a string in one heap
+        // segment is shown in place rather than copied once more
+        if (segments.length == 1 && !segments[0].isOffHeap()) {
+            return BinaryString.fromBytes(
+                    segments[0].getHeapMemory(), string.getOffset(), string.getSizeInBytes());
+        }
+        return BinaryString.fromBytes(string.toBytes());
     }
 
     @Override
