@@ -64,7 +64,10 @@ final class FlussAdminCalls {
             Thread.currentThread().interrupt();
             throw new StreamStoreException("Interrupted while trying to " + what, e);
         } catch (ExecutionException e) {
-            Throwable cause = ExceptionUtils.stripExecutionException(e);
+            // a combined future (allOf) wraps its first failure once more
+            Throwable cause =
+                    ExceptionUtils.stripCompletionException(
+                            ExceptionUtils.stripExecutionException(e));
             throw new StreamStoreException(
                     String.format(
                             "Failed to %s on the Fluss cluster at %s: %s",

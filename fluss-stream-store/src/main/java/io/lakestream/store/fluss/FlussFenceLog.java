@@ -74,20 +74,31 @@ final class FlussFenceLog implements FenceLog {
     }
 
     @Override
-    public void record(AbortedRange range) {
+    public void recordAll(List<AbortedRange> ranges) {
+        if (ranges.isEmpty()) {
+            return;
+        }
+        List<InternalRow> rows = new ArrayList<>(ranges.size());
+        for (AbortedRange range : ranges) {
+            rows.add(toRow(range));
+        }
+        log.appendAll(
+                rows,
+                ranges.size() == 1
+                        ? "record " + ranges.get(0)
+                        : "record " + ranges.size() + " fences (first " + ranges.get(0) + ")");
+    }
+
+    private InternalRow toRow(AbortedRange range) {
         PartitionBucket pb = range.partitionBucket();
         BinaryRow partition = pb.partition();
-        GenericRow row =
-                GenericRow.of(
-                        SerializationUtils.serializeBinaryRow(partition),
-                        BinaryString.fromString(
-                                partition.getFieldCount() == 0
-                                        ? ""
-                                        : partitionNames.nameOf(partition)),
-                        pb.bucket(),
-                        range.startOffset(),
-                        range.endOffset());
-        log.append(row, "record " + range);
+        return GenericRow.of(
+                SerializationUtils.serializeBinaryRow(partition),
+                BinaryString.fromString(
+                        partition.getFieldCount() == 0 ? "" : partitionNames.nameOf(partition)),
+                pb.bucket(),
+                range.startOffset(),
+                range.endOffset());
     }
 
     @Override

@@ -28,6 +28,7 @@ import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.LocalZonedTimestampType;
+import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.types.TimestampType;
 
@@ -107,7 +108,8 @@ final class FlussPartitionNames {
             }
             checkNameable(partition, i);
         }
-        return partitionGetter.getPartition(flussView.replace(partition));
+        // the partition columns have no row-kind column: the kind is never read
+        return partitionGetter.getPartition(flussView.replace(partition, RowKind.INSERT));
     }
 
     /**

@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A small durable log kept in a one-bucket Fluss log table: the fences and the writer leases of a
@@ -82,10 +83,25 @@ final class FlussSingleBucketLog implements AutoCloseable {
     }
 
     void append(InternalRow row, String what) {
+        appendAll(Collections.singletonList(row), what);
+    }
+
+    /**
+     * Appends {@code rows} in their order and returns once all of them are acknowledged by every
+     * in-sync replica. They are all queued before the first wait, so Fluss's writer sends them in
+     * one batch (one request) instead of one request and one batching delay per row. The wait is
+     * bounded by the request timeout; Fluss's own {@code flush()} is not used because it waits
+     * without any bound while a bucket leader is unreachable.
+     */
+    void appendAll(List<InternalRow> rows, String what) {
         if (writer == null) {
             writer = table.newAppend().createWriter();
         }
-        calls.await(writer.append(row), what + " in " + path);
+        CompletableFuture<?>[] appended = new CompletableFuture<?>[rows.size()];
+        for (int i = 0; i < rows.size(); i++) {
+            appended[i] = writer.append(rows.get(i));
+        }
+        calls.await(CompletableFuture.allOf(appended), what + " in " + path);
     }
 
     List<ScanRecord> readNew() {

@@ -42,6 +42,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 
 /**
  * Appends Paimon rows to the Fluss log table of their Paimon table through Fluss's batching,
@@ -63,11 +64,15 @@ final class FlussStreamWriter implements StreamWriter {
     private final PaimonRowAsFlussRow flussRow;
     private final FlussPartitionNames partitionNames;
 
-    /** The partition last checked by {@link FlussPartitionNames#nameOf}, or null. */
-    private BinaryRow checkedPartition;
-
     private final Set<PartitionBucket> writtenSinceFlush = new HashSet<>();
+
     private final AtomicReference<Throwable> asyncFailure = new AtomicReference<>();
+    private final BiConsumer<Object, Throwable> recordFailure =
+            (result, error) -> {
+                if (error != null) {
+                    asyncFailure.compareAndSet(null, error);
+                }
+            };
     private final ExecutorService flusher =
             Executors.newSingleThreadExecutor(
                     r -> {
@@ -92,43 +97,37 @@ final class FlussStreamWriter implements StreamWriter {
     }
 
     @Override
-    public void write(PartitionBucket partitionBucket, InternalRow row) {
+    public void write(PartitionBucket partitionBucket, RowKind rowKind, InternalRow row) {
         throwOnAsyncFailure();
         if (!layout.hasRowKindColumn()
-                && row.getRowKind() != RowKind.INSERT
-                && row.getRowKind() != RowKind.UPDATE_AFTER) {
+                && rowKind != RowKind.INSERT
+                && rowKind != RowKind.UPDATE_AFTER) {
             throw new StreamStoreException(
                     String.format(
                             "Table %s has no primary key, so it takes only +I and +U rows, but got "
                                     + "a %s row.",
-                            table.spec().identifier().getFullName(), row.getRowKind()));
+                            table.spec().identifier().getFullName(), rowKind));
         }
-        checkPartition(partitionBucket.partition());
         if (!writtenSinceFlush.contains(partitionBucket)) {
+            // checked once per partition-bucket and flush, not per row
+            checkPartition(partitionBucket.partition());
             // a copy, because callers may reuse the partition row (Paimon's key extractor does)
             writtenSinceFlush.add(
                     new PartitionBucket(
                             partitionBucket.partition().copy(), partitionBucket.bucket()));
         }
-        writer.append(flussRow.replace(row))
-                .whenComplete(
-                        (result, error) -> {
-                            if (error != null) {
-                                asyncFailure.compareAndSet(null, error);
-                            }
-                        });
+        // one callback for all records: a lambda here would be one more object per record
+        writer.append(flussRow.replace(row, rowKind)).whenComplete(recordFailure);
     }
 
     /**
      * Refuses a partition that Fluss cannot file under a name of its own (a null value, a timestamp
      * before year 1) before Fluss's writer files it: Fluss would fail with a bare null-pointer
-     * exception, or put the record into another partition. Only a change of partition is checked,
-     * which costs one comparison per row while rows of one partition follow each other.
+     * exception, or put the record into another partition.
      */
     private void checkPartition(BinaryRow partition) {
-        if (partitionNames != null && !partition.equals(checkedPartition)) {
+        if (partitionNames != null) {
             partitionNames.nameOf(partition);
-            checkedPartition = partition.copy();
         }
     }
 

@@ -19,6 +19,8 @@
 package io.lakestream.store.fluss;
 
 import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.memory.MemorySegment;
+import org.apache.paimon.types.RowKind;
 
 import org.apache.fluss.row.BinaryString;
 import org.apache.fluss.row.Decimal;
@@ -40,13 +42,19 @@ final class PaimonRowAsFlussRow implements InternalRow {
 
     private final FlussColumnMapping mapping;
     private org.apache.paimon.data.InternalRow row;
+    private byte rowKind;
 
     PaimonRowAsFlussRow(FlussColumnMapping mapping) {
         this.mapping = mapping;
     }
 
-    PaimonRowAsFlussRow replace(org.apache.paimon.data.InternalRow row) {
+    /**
+     * Shows {@code row} with the row kind {@code kind}, not the row's own: the kind Paimon wrote
+     * may come from a {@code 'rowkind.field'} column rather than from the row.
+     */
+    PaimonRowAsFlussRow replace(org.apache.paimon.data.InternalRow row, RowKind kind) {
         this.row = row;
+        this.rowKind = kind.toByteValue();
         return this;
     }
 
@@ -72,9 +80,7 @@ final class PaimonRowAsFlussRow implements InternalRow {
     @Override
     public byte getByte(int pos) {
         int paimonPos = mapping.paimonPosition(pos);
-        return paimonPos == FlussColumnMapping.ROW_KIND
-                ? row.getRowKind().toByteValue()
-                : row.getByte(paimonPos);
+        return paimonPos == FlussColumnMapping.ROW_KIND ? rowKind : row.getByte(paimonPos);
     }
 
     @Override
@@ -109,7 +115,15 @@ final class PaimonRowAsFlussRow implements InternalRow {
 
     @Override
     public BinaryString getString(int pos) {
-        return BinaryString.fromBytes(row.getString(mapping.paimonPosition(pos)).toBytes());
+        org.apache.paimon.data.BinaryString string = row.getString(mapping.paimonPosition(pos));
+        MemorySegment[] segments = string.getSegments();
+        // the writer copies the bytes into its batch before append returns: a string in one heap
+        // segment is shown in place rather than copied once more
+        if (segments.length == 1 && !segments[0].isOffHeap()) {
+            return BinaryString.fromBytes(
+                    segments[0].getHeapMemory(), string.getOffset(), string.getSizeInBytes());
+        }
+        return BinaryString.fromBytes(string.toBytes());
     }
 
     @Override

@@ -252,6 +252,41 @@ class FencesITCase {
         }
     }
 
+    /**
+     * A restored writer records the fences of all its partition-buckets with one call: when it
+     * returns, a fence log of another store sees every one of them, in order, with its partition
+     * and bucket; an empty call records nothing.
+     */
+    @Test
+    void fencesRecordedInOneCallAreAllSeenInOrderByAnotherStore() {
+        StreamTable table = writingStore.provision(spec("fences_in_one_call"));
+        List<AbortedRange> ranges = new ArrayList<>();
+        for (String dt : Arrays.asList("a", "b", "c")) {
+            for (int bucket = 0; bucket < BUCKETS; bucket++) {
+                ranges.add(
+                        new AbortedRange(
+                                new PartitionBucket(partition(dt), bucket),
+                                10L * bucket,
+                                10L * bucket + dt.charAt(0)));
+            }
+        }
+        try (FenceLog recorder = writingStore.openFenceLog(table)) {
+            recorder.recordAll(Collections.emptyList());
+            recorder.recordAll(ranges);
+        }
+        try (FenceLog reader = readingStore.openFenceLog(readingStore.get(table.spec()))) {
+            List<AbortedRange> seen = reader.readNew();
+            assertThat(seen).containsExactlyElementsOf(ranges);
+            assertThat(
+                            seen.stream()
+                                    .map(r -> r.partitionBucket().partition().getString(0))
+                                    .map(Object::toString)
+                                    .collect(Collectors.toList()))
+                    .containsExactly("a", "a", "b", "b", "c", "c");
+            assertThat(reader.readNew()).isEmpty();
+        }
+    }
+
     @Test
     void droppingTheStreamTableDropsItsFences() {
         StreamTable table = writingStore.provision(spec("dropped"));

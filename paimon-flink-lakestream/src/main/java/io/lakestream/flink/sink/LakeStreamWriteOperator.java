@@ -39,7 +39,9 @@ import org.apache.paimon.flink.sink.StoreSinkWrite;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.ChannelComputer;
+import org.apache.paimon.table.sink.RowKindGenerator;
 import org.apache.paimon.table.sink.SinkRecord;
+import org.apache.paimon.types.RowKind;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.TaskInfo;
@@ -58,6 +60,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -70,8 +74,10 @@ import java.util.Map;
  * store, where it is readable at once, and seals the store's segment at each checkpoint barrier.
  *
  * <ul>
- *   <li>{@link #processElement}: Paimon's writer assigns the row its partition-bucket; the same
- *       row, with its row kind, goes to the store's writer for that partition-bucket.
+ *   <li>{@link #processElement}: Paimon's writer assigns the row its partition-bucket; the row
+ *       Paimon wrote, with the row kind Paimon wrote it with (which {@code 'rowkind.field'} takes
+ *       from a column), goes to the store's writer for that partition-bucket; a row that Paimon's
+ *       writer drops ({@code 'ignore-delete'}, {@code 'ignore-update-before'}) goes nowhere.
  *   <li>{@link #prepareCommit} (from {@code prepareSnapshotPreBarrier}): Paimon's commit messages,
  *       then a flush of the store and the end offsets of every partition-bucket written since the
  *       previous barrier as a {@link SealedSegment} of the same checkpoint.
@@ -104,6 +110,9 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
     private transient CommitLagTracker commitLag;
     private transient java.util.Set<PartitionBucket> endOffsetGauges;
     private transient WriterLease lease;
+
+    /** Paimon's row kind generator of a table with {@code 'rowkind.field'}, otherwise null. */
+    @Nullable private transient RowKindGenerator rowKindGenerator;
 
     protected LakeStreamWriteOperator(
             StreamOperatorParameters<Committable> parameters,
@@ -141,6 +150,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         acquireLease();
         writer = store.createWriter(streamTable);
         numRecordsSend = getMetricGroup().counter("numRecordsSend");
+        rowKindGenerator = RowKindGenerator.create(table.schema(), table.coreOptions());
         tracker = new SealedSegmentTracker(streamTable, fenceOwnedPartitionBuckets());
         getMetricGroup().gauge("lakeStreamOwnedPartitionBuckets", () -> tracker.size());
         commitLag = new CommitLagTracker();
@@ -204,31 +214,36 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                 SnapshotOffsets.ofLatestSnapshot(table).orElse(StreamOffsets.empty());
         Map<PartitionBucket, Long> ends =
                 new HashMap<>(store.listOffsets(streamTable, owned, OffsetPosition.LATEST));
-        try (FenceLog fences = store.openFenceLog(streamTable)) {
-            for (PartitionBucket pb : owned) {
-                long base = restoredEndOffsets.getOrDefault(pb, tiered.offsetOr(pb, 0L));
-                long end = ends.get(pb);
-                if (end < base) {
-                    throw new IllegalStateException(
-                            String.format(
-                                    "The stream store holds %d records of %s of table %s, fewer "
-                                            + "than the %d that were committed: the stream table "
-                                            + "lost records.",
-                                    end,
-                                    streamTable.spec().describe(pb),
-                                    streamTable.spec(),
-                                    base));
-                }
-                if (end > base) {
-                    AbortedRange fence = new AbortedRange(pb, base, end);
-                    fences.record(fence);
-                    LOG.info(
-                            "Fenced offsets [{}, {}) of {} of table {} before writing again.",
-                            base,
-                            end,
-                            streamTable.spec().describe(pb),
-                            streamTable.spec());
-                }
+        List<AbortedRange> toFence = new ArrayList<>();
+        for (PartitionBucket pb : owned) {
+            long base = restoredEndOffsets.getOrDefault(pb, tiered.offsetOr(pb, 0L));
+            long end = ends.get(pb);
+            if (end < base) {
+                throw new IllegalStateException(
+                        String.format(
+                                "The stream store holds %d records of %s of table %s, fewer "
+                                        + "than the %d that were committed: the stream table "
+                                        + "lost records.",
+                                end, streamTable.spec().describe(pb), streamTable.spec(), base));
+            }
+            if (end > base) {
+                toFence.add(new AbortedRange(pb, base, end));
+            }
+        }
+        if (!toFence.isEmpty()) {
+            // all fences of this start in one call: one request and one wait for durability
+            // instead of one per partition-bucket; it returns only once every reader can see
+            // them, so they are durable before this subtask writes its first record
+            try (FenceLog fences = store.openFenceLog(streamTable)) {
+                fences.recordAll(toFence);
+            }
+            for (AbortedRange fence : toFence) {
+                LOG.info(
+                        "Fenced offsets [{}, {}) of {} of table {} before writing again.",
+                        fence.startOffset(),
+                        fence.endOffset(),
+                        streamTable.spec().describe(fence.partitionBucket()),
+                        streamTable.spec());
             }
         }
         return ends;
@@ -243,10 +258,17 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
             throw new IOException(e);
         }
         if (record == null) {
-            return; // dropped by Paimon's writer ('ignore-delete' and the like)
+            // Paimon's writer dropped it ('ignore-delete', 'ignore-update-before'): so does the
+            // store, which must hold exactly what Paimon writes
+            return;
         }
+        // The row Paimon wrote is record.row(): the input with the table's default values filled
+        // in. Its kind is not necessarily the row's own: with 'rowkind.field' Paimon takes it from
+        // that column and leaves the row's kind as it came. Paimon does not hand the kind out, so
+        // it is taken again, the way Paimon's writer takes it (a field read only for such tables).
+        RowKind kind = RowKindGenerator.getRowKind(rowKindGenerator, record.row());
         PartitionBucket pb = tracker.recordWritten(record.partition(), record.bucket());
-        writer.write(pb, record.row());
+        writer.write(pb, kind, record.row());
         numRecordsSend.inc();
     }
 

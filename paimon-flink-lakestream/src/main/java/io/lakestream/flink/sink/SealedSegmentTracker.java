@@ -25,6 +25,7 @@ import org.apache.paimon.data.BinaryRow;
 
 import org.apache.flink.annotation.Internal;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,13 +35,24 @@ import java.util.concurrent.ConcurrentHashMap;
  * found on start plus the records it wrote since. Because each partition-bucket has one writer, the
  * end offsets the store reports at a flush must equal these; a larger one means that another job
  * writes the same table, which would break the offsets of every snapshot, so it fails the job.
+ *
+ * <p>{@link #recordWritten} runs once per record, so it allocates nothing once a partition-bucket
+ * has been seen: counts are primitive longs in an array per partition indexed by bucket, the
+ * partition is looked up by the content of Paimon's reused partition row (no lookup key is built),
+ * and the partition-bucket it returns is the same object every time. Boxed offsets appear only at a
+ * seal, once per partition-bucket written.
  */
 @Internal
 final class SealedSegmentTracker {
 
     private final StreamTable table;
     private final Map<PartitionBucket, Long> endOffsets;
-    private final Map<PartitionBucket, Long> writtenSinceSeal = new HashMap<>();
+
+    /** Per partition written by this subtask, its counters; keyed by a copy of the partition. */
+    private final Map<BinaryRow, PartitionCounts> partitions = new HashMap<>();
+
+    /** The partition of the previous record: rows of one partition often follow each other. */
+    private PartitionCounts lastPartition;
 
     SealedSegmentTracker(StreamTable table, Map<PartitionBucket, Long> startOffsets) {
         this.table = table;
@@ -50,42 +62,51 @@ final class SealedSegmentTracker {
 
     /**
      * Counts one record written to a partition-bucket and returns the partition-bucket, as a key
-     * that stays valid after Paimon reuses {@code partition}.
+     * that stays valid after Paimon reuses {@code partition}; the same object for the same
+     * partition-bucket every time.
      */
     PartitionBucket recordWritten(BinaryRow partition, int bucket) {
-        // the lookup key shares Paimon's reused partition row; the stored key owns a copy
-        PartitionBucket key = new PartitionBucket(partition, bucket);
-        Long count = writtenSinceSeal.get(key);
-        if (count == null) {
-            key = new PartitionBucket(partition.copy(), bucket);
-            writtenSinceSeal.put(key, 1L);
-        } else {
-            writtenSinceSeal.put(key, count + 1);
+        PartitionCounts counts = lastPartition;
+        // compares content: Paimon overwrites the same partition row object in place
+        if (counts == null || !counts.partition.equals(partition)) {
+            counts = partitions.get(partition);
+            if (counts == null) {
+                counts = new PartitionCounts(partition.copy(), table.spec().numBuckets());
+                partitions.put(counts.partition, counts);
+            }
+            lastPartition = counts;
         }
-        return key;
+        return counts.add(bucket);
     }
 
     /**
      * Checks the end offsets a flush reported against the expected ones, adopts them, and returns
-     * the number of records sealed.
+     * the number of records sealed. Nothing is adopted when a check fails.
      */
     long checkSealed(Map<PartitionBucket, Long> sealed) {
         long records = 0;
-        for (long written : writtenSinceSeal.values()) {
-            records += written;
+        Map<PartitionBucket, Long> adopted = new HashMap<>();
+        for (PartitionCounts counts : partitions.values()) {
+            for (int bucket = 0; bucket < counts.written.length; bucket++) {
+                long written = counts.written[bucket];
+                if (written == 0) {
+                    continue;
+                }
+                PartitionBucket pb = counts.keys[bucket];
+                records += written;
+                long expected = endOffsets.getOrDefault(pb, 0L) + written;
+                Long actual = sealed.get(pb);
+                if (actual == null || actual != expected) {
+                    throw new IllegalStateException(
+                            unexpectedEnd(pb, endOffsets.getOrDefault(pb, 0L), expected, actual));
+                }
+                adopted.put(pb, expected);
+            }
         }
-        writtenSinceSeal.forEach(
-                (pb, written) -> {
-                    long expected = endOffsets.getOrDefault(pb, 0L) + written;
-                    Long actual = sealed.get(pb);
-                    if (actual == null || actual != expected) {
-                        throw new IllegalStateException(
-                                unexpectedEnd(
-                                        pb, endOffsets.getOrDefault(pb, 0L), expected, actual));
-                    }
-                    endOffsets.put(pb, expected);
-                });
-        writtenSinceSeal.clear();
+        endOffsets.putAll(adopted);
+        for (PartitionCounts counts : partitions.values()) {
+            Arrays.fill(counts.written, 0L);
+        }
         return records;
     }
 
@@ -141,5 +162,35 @@ final class SealedSegmentTracker {
 
     int size() {
         return endOffsets.size();
+    }
+
+    /** The counters of one partition, indexed by bucket. */
+    private static final class PartitionCounts {
+
+        private final BinaryRow partition;
+        private PartitionBucket[] keys;
+        private long[] written;
+
+        private PartitionCounts(BinaryRow partition, int numBuckets) {
+            this.partition = partition;
+            this.keys = new PartitionBucket[numBuckets];
+            this.written = new long[numBuckets];
+        }
+
+        private PartitionBucket add(int bucket) {
+            if (bucket >= written.length) {
+                // not expected for a fixed-bucket table; grown rather than refused, because the
+                // count is only bookkeeping and the flush check names any mismatch
+                keys = Arrays.copyOf(keys, bucket + 1);
+                written = Arrays.copyOf(written, bucket + 1);
+            }
+            PartitionBucket key = keys[bucket];
+            if (key == null) {
+                key = new PartitionBucket(partition, bucket);
+                keys[bucket] = key;
+            }
+            written[bucket]++;
+            return key;
+        }
     }
 }

@@ -22,17 +22,31 @@ import io.lakestream.flink.offsets.AbortedRange;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import java.util.Collections;
 import java.util.List;
 
 /**
  * The durable list of fences of one stream table: aborted offset ranges recorded by restored
- * writers, visible to every reader in every process once {@link #record} returns.
+ * writers, visible to every reader in every process once {@link #recordAll} returns.
  */
 @PublicEvolving
 public interface FenceLog extends AutoCloseable {
 
-    /** Records {@code range} durably; returns once every reader can see it. */
-    void record(AbortedRange range);
+    /**
+     * Records {@code ranges} durably, in their order, and returns once every reader can see all of
+     * them. A restored writer fences all partition-buckets it owns with one call, so a store should
+     * send them together (one request, one wait for durability) rather than one by one.
+     *
+     * <p>Not atomic: when it throws, some of the ranges may be recorded. That is harmless, because
+     * the writer then fails before it writes anything, and its next attempt fences the same records
+     * again; readers skip a record that several fences cover once.
+     */
+    void recordAll(List<AbortedRange> ranges);
+
+    /** Records one range durably; returns once every reader can see it. */
+    default void record(AbortedRange range) {
+        recordAll(Collections.singletonList(range));
+    }
 
     /**
      * Returns the fences recorded since the previous call (all of them on the first call), up to at

@@ -21,6 +21,7 @@ package io.lakestream.flink.store;
 import io.lakestream.flink.offsets.PartitionBucket;
 
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.types.RowKind;
 
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -38,10 +39,25 @@ import java.util.Map;
 public interface StreamWriter extends AutoCloseable {
 
     /**
-     * Queues {@code row}, with its row kind, for the given partition-bucket, which is the one
-     * Paimon assigned to the row. Tables without a primary key accept only +I and +U rows.
+     * Queues {@code row} with the row kind {@code rowKind} for the given partition-bucket, which is
+     * the one Paimon assigned to the row. The row's own {@link InternalRow#getRowKind()} is
+     * ignored: Paimon's writer may decide the kind from elsewhere (a {@code 'rowkind.field'}
+     * column), and the store must hold the kind Paimon wrote. Tables without a primary key accept
+     * only +I and +U.
+     *
+     * <p>The row is encoded before this method returns, so callers may reuse it, and its partition
+     * row, afterwards.
      */
-    void write(PartitionBucket partitionBucket, InternalRow row);
+    void write(PartitionBucket partitionBucket, RowKind rowKind, InternalRow row);
+
+    /**
+     * Queues {@code row} with its own row kind; for rows whose {@link InternalRow#getRowKind()} is
+     * the kind to store (rows not written through Paimon's table writer). The sink uses {@link
+     * #write(PartitionBucket, RowKind, InternalRow)} with the kind Paimon wrote.
+     */
+    default void write(PartitionBucket partitionBucket, InternalRow row) {
+        write(partitionBucket, row.getRowKind(), row);
+    }
 
     /**
      * Blocks until every queued record is durable in the store, then returns the end offset

@@ -181,4 +181,56 @@ class SealedSegmentTrackerTest {
         tracker.checkSealed(sealed);
         assertThat(tracker.endOffsets()).isEqualTo(sealed);
     }
+
+    @Test
+    void returnsOneKeyObjectPerPartitionBucketAcrossInterleavedRecordsAndSeals() {
+        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of());
+        // one reused partition row, overwritten for every record, as Paimon's extractor does
+        BinaryRow reused = new BinaryRow(1);
+        BinaryRowWriter writer = new BinaryRowWriter(reused);
+        Map<PartitionBucket, PartitionBucket> firstKeys = new HashMap<>();
+        Map<PartitionBucket, Long> expected = new HashMap<>();
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 60; i++) {
+                String dt = "2024-01-0" + (i % 3);
+                int bucket = i % 4;
+                writer.reset();
+                writer.writeString(0, BinaryString.fromString(dt));
+                writer.complete();
+                PartitionBucket key = tracker.recordWritten(reused, bucket);
+                PartitionBucket first = firstKeys.putIfAbsent(key, key);
+                if (first != null) {
+                    assertThat(key).as("the same key object").isSameAs(first);
+                }
+                expected.merge(new PartitionBucket(partition(dt), bucket), 1L, Long::sum);
+            }
+            assertThat(tracker.checkSealed(expected)).isEqualTo(60);
+            assertThat(tracker.endOffsets()).isEqualTo(expected);
+        }
+        assertThat(firstKeys).hasSize(12);
+    }
+
+    @Test
+    void aFailedCheckAdoptsNoOffsetOfAnyPartitionBucket() {
+        PartitionBucket good = new PartitionBucket(partition("2024-01-01"), 0);
+        PartitionBucket bad = new PartitionBucket(partition("2024-01-02"), 0);
+        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of());
+        write(tracker, partition("2024-01-01"), 0, 2);
+        write(tracker, partition("2024-01-02"), 0, 2);
+
+        assertThatThrownBy(() -> tracker.checkSealed(Map.of(good, 2L, bad, 3L)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("expected 2");
+        assertThat(tracker.endOffsets()).isEmpty();
+    }
+
+    @Test
+    void aBucketBeyondTheTableCountIsCountedToo() {
+        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of());
+        write(tracker, partition("2024-01-01"), 6, 2);
+
+        PartitionBucket pb = new PartitionBucket(partition("2024-01-01"), 6);
+        assertThat(tracker.checkSealed(Map.of(pb, 2L))).isEqualTo(2);
+        assertThat(tracker.endOffsets()).isEqualTo(Map.of(pb, 2L));
+    }
 }

@@ -230,8 +230,8 @@ class FencedStreamReaderTest {
         boolean closed;
 
         @Override
-        public void record(AbortedRange range) {
-            recorded.add(range);
+        public void recordAll(List<AbortedRange> ranges) {
+            recorded.addAll(ranges);
         }
 
         @Override
