@@ -289,20 +289,25 @@ public final class LakeStreamEnablement {
         if (!tiered.isPresent()) {
             return;
         }
-        try (FenceLog fences = store.openFenceLog(streamTable)) {
-            for (Map.Entry<PartitionBucket, Long> end : ends.asMap().entrySet()) {
-                long base = tiered.get().offsetOr(end.getKey(), 0L);
-                if (end.getValue() > base) {
-                    fences.record(new AbortedRange(end.getKey(), base, end.getValue()));
-                    LOG.info(
-                            "Enabling {}: fenced offsets [{}, {}) of {}, written by a stopped "
-                                    + "job and never committed.",
-                            identifier.getFullName(),
-                            base,
-                            end.getValue(),
-                            streamTable.spec().describe(end.getKey()));
-                }
+        List<AbortedRange> tails = new ArrayList<>();
+        for (Map.Entry<PartitionBucket, Long> end : ends.asMap().entrySet()) {
+            long base = tiered.get().offsetOr(end.getKey(), 0L);
+            if (end.getValue() > base) {
+                tails.add(new AbortedRange(end.getKey(), base, end.getValue()));
+                LOG.info(
+                        "Enabling {}: fencing offsets [{}, {}) of {}, written by a stopped job "
+                                + "and never committed.",
+                        identifier.getFullName(),
+                        base,
+                        end.getValue(),
+                        streamTable.spec().describe(end.getKey()));
             }
+        }
+        if (tails.isEmpty()) {
+            return;
+        }
+        try (FenceLog fences = store.openFenceLog(streamTable)) {
+            fences.recordAll(tails);
         }
     }
 
