@@ -1,0 +1,252 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.enumerator;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.StreamTableCommit;
+import org.apache.paimon.table.sink.StreamTableWrite;
+import org.apache.paimon.table.sink.StreamWriteBuilder;
+import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.types.DataTypes;
+
+import org.apache.flink.api.connector.source.ReaderInfo;
+import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link LakeStreamSplitEnumerator} driven by Flink's {@link MockSplitEnumeratorContext}, as
+ * Kafka's and Iceberg's connectors test theirs, on a real Paimon table: which split each
+ * partition-bucket gets, where its log starts, which reader owns it, and what a restore does.
+ */
+class LakeStreamSplitEnumeratorTest {
+
+    private static final int BUCKETS = 2;
+
+    @TempDir java.nio.file.Path warehouse;
+
+    private FileStoreTable table;
+    private StreamTable streamTable;
+
+    @BeforeEach
+    void createTable() throws Exception {
+        Catalog catalog =
+                CatalogFactory.createCatalog(
+                        CatalogContext.create(new Path(warehouse.toUri().toString())));
+        catalog.createDatabase("db", true);
+        Identifier identifier = Identifier.create("db", "t");
+        catalog.createTable(
+                identifier,
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT())
+                        .option("bucket", String.valueOf(BUCKETS))
+                        .option("bucket-key", "id")
+                        .option("snapshot.num-retained.min", "3")
+                        .option("snapshot.num-retained.max", "3")
+                        .build(),
+                false);
+        table = (FileStoreTable) catalog.getTable(identifier);
+        streamTable = new StreamTable(StreamTableSpec.of(identifier, table), "db.t", 1L);
+    }
+
+    /** Rows and offsets committed in one snapshot, as the lake-stream sink commits them. */
+    private void commitWithOffsets(Map<PartitionBucket, Long> offsets, int... ids)
+            throws Exception {
+        StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("lake");
+        Long before = table.snapshotManager().latestSnapshotId();
+        try (StreamTableWrite write = builder.newWrite();
+                StreamTableCommit commit = builder.newCommit()) {
+            for (int id : ids) {
+                write.write(GenericRow.of(id));
+            }
+            ManifestCommittable committable = new ManifestCommittable(1);
+            write.prepareCommit(false, 1).forEach(committable::addFileCommittable);
+            committable.addProperty(
+                    SnapshotOffsets.OFFSETS_PROPERTY,
+                    SnapshotOffsets.write(table, StreamOffsets.of(offsets)));
+            ((TableCommitImpl) commit).commit(committable);
+        }
+        SnapshotOffsets.anchorSnapshotsAfter(table, before == null ? 0 : before);
+    }
+
+    private void commitWithoutOffsets(int id) throws Exception {
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        try (BatchTableWrite write = builder.newWrite();
+                BatchTableCommit commit = builder.newCommit()) {
+            write.write(GenericRow.of(id));
+            commit.commit(write.prepareCommit());
+        }
+    }
+
+    private LakeStreamSplitEnumerator boundedLakeOnly(
+            MockSplitEnumeratorContext<LakeStreamSplit> context,
+            LakeStreamEnumeratorState restored) {
+        return new LakeStreamSplitEnumerator(
+                context,
+                new LakeStreamSplitPlanner(table, streamTable, null),
+                () -> {
+                    throw new AssertionError("a lake-only read opens no store");
+                },
+                LakeStreamSplitPlanner.LogStop.snapshotOffsets(),
+                true,
+                true,
+                1_000,
+                null,
+                restored);
+    }
+
+    private static Map<PartitionBucket, Long> offsets(long bucket0, long bucket1) {
+        Map<PartitionBucket, Long> offsets = new HashMap<>();
+        offsets.put(PartitionBucket.ofUnpartitioned(0), bucket0);
+        offsets.put(PartitionBucket.ofUnpartitioned(1), bucket1);
+        return offsets;
+    }
+
+    private static Map<PartitionBucket, LakeStreamSplit> assigned(
+            MockSplitEnumeratorContext<LakeStreamSplit> context,
+            Map<PartitionBucket, Integer> owners) {
+        Map<PartitionBucket, LakeStreamSplit> splits = new HashMap<>();
+        for (SplitsAssignment<LakeStreamSplit> assignment : context.getSplitsAssignmentSequence()) {
+            assignment
+                    .assignment()
+                    .forEach(
+                            (reader, list) ->
+                                    list.forEach(
+                                            split -> {
+                                                assertThat(
+                                                                splits.put(
+                                                                        split.partitionBucket(),
+                                                                        split))
+                                                        .as("assigned once")
+                                                        .isNull();
+                                                owners.put(split.partitionBucket(), reader);
+                                            }));
+        }
+        return splits;
+    }
+
+    /**
+     * Other writers committed and Paimon expired the snapshot that recorded the offsets: every
+     * partition-bucket's log still starts at its tiered offset, never at 0.
+     */
+    @Test
+    void logsStartAtTheTieredOffsetsAfterTheirSnapshotExpired() throws Throwable {
+        commitWithOffsets(offsets(7, 3), 1, 2, 3, 4);
+        for (int i = 0; i < 5; i++) {
+            commitWithoutOffsets(100 + i);
+        }
+        assertThat(table.snapshotManager().snapshotExists(1)).isFalse();
+
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                new MockSplitEnumeratorContext<>(2)) {
+            context.registerReader(new ReaderInfo(0, "localhost"));
+            context.registerReader(new ReaderInfo(1, "localhost"));
+            LakeStreamSplitEnumerator enumerator = boundedLakeOnly(context, null);
+            enumerator.start();
+            context.runNextOneTimeCallable();
+
+            Map<PartitionBucket, Integer> owners = new HashMap<>();
+            Map<PartitionBucket, LakeStreamSplit> splits = assigned(context, owners);
+            assertThat(splits).hasSize(BUCKETS);
+            assertThat(splits.get(PartitionBucket.ofUnpartitioned(0)).nextLogOffset()).isEqualTo(7);
+            assertThat(splits.get(PartitionBucket.ofUnpartitioned(1)).nextLogOffset()).isEqualTo(3);
+            // bounded at the snapshot's offsets: the lake-only read reads no store record
+            splits.values()
+                    .forEach(s -> assertThat(s.logStopOffset()).isEqualTo(s.nextLogOffset()));
+            long lakeRows = 0;
+            for (LakeStreamSplit split : splits.values()) {
+                lakeRows += split.lakeSplits().stream().mapToLong(d -> d.rowCount()).sum();
+            }
+            assertThat(lakeRows).isEqualTo(4 + 5);
+            assertThat(context.hasNoMoreSplits(0)).isTrue();
+            assertThat(context.hasNoMoreSplits(1)).isTrue();
+        }
+    }
+
+    /**
+     * A restore before readers registered keeps the plan: nothing is planned again, and each split
+     * goes to the reader that owned it before.
+     */
+    @Test
+    void restoreAssignsThePlannedSplitsToTheSameReaders() throws Throwable {
+        commitWithOffsets(offsets(5, 9), 1, 2, 3);
+        Map<PartitionBucket, Integer> before = new HashMap<>();
+        LakeStreamEnumeratorState state;
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                new MockSplitEnumeratorContext<>(2)) {
+            LakeStreamSplitEnumerator enumerator = boundedLakeOnly(context, null);
+            enumerator.start();
+            context.runNextOneTimeCallable();
+            state = enumerator.snapshotState(1);
+            assertThat(context.getSplitsAssignmentSequence()).isEmpty();
+            context.registerReader(new ReaderInfo(0, "localhost"));
+            context.registerReader(new ReaderInfo(1, "localhost"));
+            enumerator.addReader(0);
+            enumerator.addReader(1);
+            assigned(context, before);
+        }
+        // the table moves on; the restored read still reads what it planned
+        commitWithOffsets(offsets(6, 10), 4);
+
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                new MockSplitEnumeratorContext<>(2)) {
+            LakeStreamSplitEnumerator restored = boundedLakeOnly(context, state);
+            restored.start();
+            assertThat(context.getOneTimeCallables()).as("no second plan").isEmpty();
+            context.registerReader(new ReaderInfo(0, "localhost"));
+            context.registerReader(new ReaderInfo(1, "localhost"));
+            restored.addReader(0);
+            restored.addReader(1);
+            Map<PartitionBucket, Integer> after = new HashMap<>();
+            Map<PartitionBucket, LakeStreamSplit> splits = assigned(context, after);
+            assertThat(after).isEqualTo(before);
+            List<Long> starts = new ArrayList<>();
+            splits.values().forEach(s -> starts.add(s.nextLogOffset()));
+            assertThat(starts).containsExactlyInAnyOrder(5L, 9L);
+        }
+    }
+}
