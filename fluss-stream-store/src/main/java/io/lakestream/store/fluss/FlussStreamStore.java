@@ -186,13 +186,14 @@ public final class FlussStreamStore implements StreamStore {
         calls.awaitRetrying(
                 () -> admin.createTable(path, layout.descriptor(), true), "create table " + path);
         // the stream table first: a foreign one is refused before anything else is created
-        TableInfo info = claim(spec, describe(path));
+        TableInfo info = describe(path);
+        checkNotForeign(spec, info, false);
         TablePath fences = FlussFenceLog.fenceTablePath(path);
         FlussFenceLog.provision(admin, calls, fences, owner);
-        claim(spec, describe(fences));
+        checkNotForeign(spec, describe(fences), false);
         TablePath leases = FlussWriterLeaseLog.writerTablePath(path);
         FlussWriterLeaseLog.provision(admin, calls, leases, owner);
-        claim(spec, describe(leases));
+        checkNotForeign(spec, describe(leases), false);
         List<TableChange> missing = layout.missingColumns(info);
         if (!missing.isEmpty()) {
             // columns added to the Paimon table since the stream table was created
@@ -200,7 +201,12 @@ public final class FlussStreamStore implements StreamStore {
                     () -> admin.alterTable(path, missing, false), "add columns to table " + path);
             info = describe(path);
         }
-        return checked(layout, info);
+        StreamTable table = checked(layout, info);
+        // adopted only once it is known to fit: a stream table of another shape is left unclaimed
+        for (TablePath next : Arrays.asList(path, fences, leases)) {
+            claim(spec, describe(next));
+        }
+        return table;
     }
 
     @Override
@@ -210,16 +216,16 @@ public final class FlussStreamStore implements StreamStore {
 
     /**
      * Checks that the Fluss table {@code info} belongs to the owner of {@code spec}; one that
-     * records no owner is adopted. Returns the table's info as it is now.
+     * records no owner is adopted.
      *
      * @throws StreamStoreException when it belongs to another Paimon table
      */
-    private TableInfo claim(StreamTableSpec spec, TableInfo info) {
+    private void claim(StreamTableSpec spec, TableInfo info) {
         StreamTableOwner own = spec.owner().orElse(null);
         StreamTableOwner recorded = recordedOwner(info);
         switch (StreamTableOwner.claim(own, recorded)) {
             case OWN:
-                return info;
+                return;
             case FOREIGN:
                 throw foreign(spec.identifier(), own, info.getTablePath(), recorded);
             default:
@@ -242,7 +248,6 @@ public final class FlussStreamStore implements StreamStore {
                 path,
                 spec.identifier().getFullName(),
                 own.describe());
-        return adopted;
     }
 
     /**

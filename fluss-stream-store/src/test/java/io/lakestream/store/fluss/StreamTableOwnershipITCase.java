@@ -213,6 +213,27 @@ class StreamTableOwnershipITCase {
     }
 
     @Test
+    void aStreamTableWithoutOwnerThatDoesNotFitIsNotAdopted() throws Exception {
+        store.provision(spec("other_shape", null));
+        StreamTableSpec threeBuckets =
+                new StreamTableSpec(
+                        Identifier.create(DATABASE, "other_shape"),
+                        RowType.of(DataTypes.INT().notNull(), DataTypes.STRING()),
+                        Collections.emptyList(),
+                        Collections.singletonList("f0"),
+                        Collections.emptyList(),
+                        3,
+                        FIRST);
+
+        assertThatThrownBy(() -> store.provision(threeBuckets))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("bucket count is 2 but should be 3");
+        for (TablePath path : pathsOf("other_shape")) {
+            assertThat(recorded(path)).doesNotContainKeys(StreamTableOwner.LOCATION_PROPERTY);
+        }
+    }
+
+    @Test
     void theDatabasePrefixNamesEveryTableOfTheStore() throws Exception {
         Map<String, String> options = SharedFlussCluster.lakeStreamOptions();
         options.put(LakeStreamOptions.STORE_DATABASE_PREFIX.key(), "dev_");
