@@ -73,7 +73,9 @@ class TwoWarehousesOneFlussClusterITCase {
         return String.format(
                 "CREATE CATALOG %s WITH ('type' = 'paimon-lakestream', 'warehouse' = '%s', "
                         + "'lake-stream.fluss.bootstrap.servers' = '%s', "
-                        + "'lake-stream.sink.writer-lease-timeout' = '1 s'%s)",
+                        + "'lake-stream.sink.writer-lease-timeout' = '1 s', "
+                        // two catalogs over one warehouse below: each sees the other's changes
+                        + "'cache-enabled' = 'false'%s)",
                 name,
                 warehouse.toUri(),
                 SharedFlussCluster.bootstrapServers(),
@@ -155,9 +157,30 @@ class TwoWarehousesOneFlussClusterITCase {
                 .doesNotContainKey(LakeStreamOptions.ENABLED.key());
         assertThat(count(tEnv, "wh2.db.orders")).isEqualTo(2);
 
-        // the second catalog uses a prefix now; a second definition of it without the prefix (a
-        // misconfiguration) drops its table, but the stream table of that name is not its own
+        // the second warehouse enables its table through a catalog with a prefix; a second
+        // definition of that catalog without the prefix (a misconfiguration) now sees an enabled
+        // table whose stream table under the unprefixed name is the first warehouse's
         tEnv.executeSql(catalogDdl("wh2_prefixed", secondWarehouse, "wh2_"));
+        tEnv.executeSql("ALTER TABLE wh2_prefixed.db.orders SET ('lake-stream.enabled' = 'true')");
+        for (String refused :
+                new String[] {
+                    "INSERT INTO wh2.db.orders VALUES (9, 90)",
+                    "SELECT * FROM wh2.db.orders",
+                    "CALL wh2.sys.lake_stream_status(`table` => 'db.orders')",
+                    "CALL wh2.sys.disable_lake_stream(`table` => 'db.orders', "
+                            + "drop_stream_table => true)"
+                }) {
+            assertThatThrownBy(
+                            () -> CollectionUtil.iteratorToList(tEnv.executeSql(refused).collect()))
+                    .as(refused)
+                    .satisfies(
+                            e ->
+                                    assertThat(ExceptionUtils.stringifyException(e))
+                                            .contains(
+                                                    "belongs to the Paimon table at "
+                                                            + firstLocation));
+        }
+        // the disabling went through, its drop did not: enable again for the DROP TABLE below
         tEnv.executeSql("ALTER TABLE wh2_prefixed.db.orders SET ('lake-stream.enabled' = 'true')");
         tEnv.executeSql("DROP TABLE wh2.db.orders");
 
