@@ -279,9 +279,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             try (StreamStore store = enablement.openStore(enabled.options())) {
                 store.drop(identifier, owner);
             } catch (StreamStoreException e) {
-                // the Paimon table is gone and DROP TABLE did what it was asked; a stream table
-                // that
-                // may hold another table's records is kept, which is no failure of the statement
+                // the Paimon table is gone, as DROP TABLE asked; keeping a stream table that may
+                // hold another table's records is what must happen, not a failed statement
                 LOG.warn(
                         "Table {} was dropped, but its stream table was kept: {}",
                         identifier.getFullName(),
