@@ -76,6 +76,26 @@ public final class LakeStreamOptions {
                                     + "from its last checkpoint, instead of waiting without end "
                                     + "for a store that cannot be reached.");
 
+    /**
+     * Under {@code lake-stream.store.}, with the other options of ours that every store reads, and
+     * not under {@code lake-stream.fluss.}, whose keys go to the Fluss client as they are.
+     */
+    public static final ConfigOption<String> STORE_DATABASE_PREFIX =
+            ConfigOptions.key("lake-stream.store.database-prefix")
+                    .stringType()
+                    .defaultValue("")
+                    .withDescription(
+                            "Catalog option: a prefix of the stream store's database names. The "
+                                    + "stream table of Paimon table 'db.t', with its fence and "
+                                    + "writer-lease logs, lives in the store's database "
+                                    + "'<prefix>db'. Give every catalog (warehouse) that shares "
+                                    + "one stream store a prefix of its own, such as 'prod_' and "
+                                    + "'dev_': a stream table belongs to one Paimon table, and a "
+                                    + "second table of the same name is refused its use. Empty "
+                                    + "means the Paimon database name. Changing it while tables "
+                                    + "are enabled points them at other stream tables: disable "
+                                    + "them first. As a table option it is ignored.");
+
     public static final ConfigOption<Duration> SINK_WRITER_LEASE_TIMEOUT =
             ConfigOptions.key("lake-stream.sink.writer-lease-timeout")
                     .durationType()
@@ -139,12 +159,15 @@ public final class LakeStreamOptions {
     /**
      * The lake-stream options that apply to a table: its own {@code lake-stream.*} options, with
      * the {@code lake-stream.*} entries of {@code overrides} (a catalog's or a builder's options)
-     * winning. Store secrets therefore never need to be table options.
+     * winning. Store secrets therefore never need to be table options. {@link
+     * #STORE_DATABASE_PREFIX} is taken from {@code overrides} only: as a table option it would let
+     * one table of a catalog move its stream table away from where the catalog keeps it.
      */
     public static Map<String, String> forTable(
             Map<String, String> tableOptions, Map<String, String> overrides) {
         Map<String, String> merged = new HashMap<>();
         copyLakeStreamOptions(tableOptions, merged);
+        merged.remove(STORE_DATABASE_PREFIX.key());
         copyLakeStreamOptions(overrides, merged);
         return merged;
     }

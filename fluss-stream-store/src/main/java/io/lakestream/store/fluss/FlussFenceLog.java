@@ -36,6 +36,7 @@ import org.apache.fluss.types.DataTypes;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The fences of a stream table, one row per aborted range in a one-bucket Fluss log table next to
@@ -58,7 +59,11 @@ final class FlussFenceLog implements FenceLog {
         return FlussSingleBucketLog.pathNextTo(streamTable, FENCE_TABLE_SUFFIX);
     }
 
-    static void provision(Admin admin, FlussAdminCalls calls, TablePath fenceTable) {
+    static void provision(
+            Admin admin,
+            FlussAdminCalls calls,
+            TablePath fenceTable,
+            Map<String, String> properties) {
         FlussSingleBucketLog.provision(
                 admin,
                 calls,
@@ -70,7 +75,8 @@ final class FlussFenceLog implements FenceLog {
                         .column("start_offset", DataTypes.BIGINT().copy(false))
                         .column("end_offset", DataTypes.BIGINT().copy(false))
                         .build(),
-                "Aborted offset ranges of lake-stream table");
+                "Aborted offset ranges of lake-stream table",
+                properties);
     }
 
     @Override

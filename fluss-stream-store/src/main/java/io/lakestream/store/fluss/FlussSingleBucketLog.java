@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -70,10 +71,24 @@ final class FlussSingleBucketLog implements AutoCloseable {
         return TablePath.of(streamTable.getDatabaseName(), streamTable.getTableName() + suffix);
     }
 
+    /**
+     * Creates the log table if it does not exist, recording {@code properties} (its owner) on a new
+     * one.
+     */
     static void provision(
-            Admin admin, FlussAdminCalls calls, TablePath path, Schema schema, String comment) {
+            Admin admin,
+            FlussAdminCalls calls,
+            TablePath path,
+            Schema schema,
+            String comment,
+            Map<String, String> properties) {
         TableDescriptor descriptor =
-                TableDescriptor.builder().schema(schema).distributedBy(1).comment(comment).build();
+                TableDescriptor.builder()
+                        .schema(schema)
+                        .distributedBy(1)
+                        .comment(comment)
+                        .customProperties(properties)
+                        .build();
         calls.awaitRetrying(
                 () -> admin.createTable(path, descriptor, true), "create table " + path);
     }

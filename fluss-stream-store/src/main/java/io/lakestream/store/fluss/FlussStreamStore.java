@@ -26,6 +26,7 @@ import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableOwner;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
 import io.lakestream.flink.store.WriterLeaseLog;
@@ -48,6 +49,11 @@ import org.apache.fluss.metadata.TableChange;
 import org.apache.fluss.metadata.TableInfo;
 import org.apache.fluss.metadata.TablePath;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -64,9 +70,17 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The Fluss stream store: one Fluss log table per Paimon table, in a Fluss database of the Paimon
- * database's name, plus a one-bucket log table of its fences.
+ * database's name (after the catalog's {@code lake-stream.store.database-prefix}), plus one-bucket
+ * log tables of its fences and writer leases.
+ *
+ * <p>All three record the Paimon table that owns them as Fluss custom properties ({@link
+ * StreamTableOwner#toProperties()}); every operation checks them against the spec's owner before it
+ * acts, so that two Paimon tables of the same name in different warehouses never share records,
+ * fences or leases, and never drop each other's.
  */
 public final class FlussStreamStore implements StreamStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FlussStreamStore.class);
 
     private static final long FORCED_WRITER_CLOSE_MILLIS = 100;
 
@@ -75,9 +89,15 @@ public final class FlussStreamStore implements StreamStore {
     private final FlussAdminCalls calls;
     private final Connection connection;
     private final Admin admin;
+    private final String databasePrefix;
 
     FlussStreamStore(
-            Map<String, String> clientOptions, Duration requestTimeout, Duration writeTimeout) {
+            Map<String, String> clientOptions,
+            Duration requestTimeout,
+            Duration writeTimeout,
+            String databasePrefix) {
+        // checked before connecting: a wrong option fails at once, with no cluster to wait for
+        this.databasePrefix = checkedDatabasePrefix(databasePrefix);
         this.clientConf = Configuration.fromMap(clientOptions);
         this.writeTimeout = writeTimeout;
         // Fluss's writer otherwise waits for buffer space without end while the cluster is down
@@ -128,18 +148,52 @@ public final class FlussStreamStore implements StreamStore {
         }
     }
 
+    /**
+     * Checks that {@code prefix} can start a Fluss database name: ASCII letters, digits, '_' and
+     * '-', not starting with Fluss's reserved '__'.
+     *
+     * @throws StreamStoreException naming the option and the value
+     */
+    static String checkedDatabasePrefix(String prefix) {
+        if (prefix.isEmpty()) {
+            return prefix;
+        }
+        String error = TablePath.detectInvalidName(prefix);
+        if (error == null) {
+            error = TablePath.validatePrefix(prefix);
+        }
+        if (error != null) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Option '%s' = '%s' cannot start a Fluss database name: %s.",
+                            LakeStreamOptions.STORE_DATABASE_PREFIX.key(), prefix, error));
+        }
+        return prefix;
+    }
+
+    private FlussStreamTableLayout layout(StreamTableSpec spec) {
+        return new FlussStreamTableLayout(spec, databasePrefix);
+    }
+
     @Override
     public StreamTable provision(StreamTableSpec spec) {
-        FlussStreamTableLayout layout = new FlussStreamTableLayout(spec);
+        FlussStreamTableLayout layout = layout(spec);
         TablePath path = layout.tablePath();
+        Map<String, String> owner = FlussStreamTableLayout.ownerProperties(spec);
         calls.await(
                 admin.createDatabase(path.getDatabaseName(), DatabaseDescriptor.EMPTY, true),
                 "create database " + path.getDatabaseName());
         calls.awaitRetrying(
                 () -> admin.createTable(path, layout.descriptor(), true), "create table " + path);
-        FlussFenceLog.provision(admin, calls, FlussFenceLog.fenceTablePath(path));
-        FlussWriterLeaseLog.provision(admin, calls, FlussWriterLeaseLog.writerTablePath(path));
+        // the stream table first: a foreign one is refused before anything else is created
         TableInfo info = describe(path);
+        checkNotForeign(spec, info, false);
+        TablePath fences = FlussFenceLog.fenceTablePath(path);
+        FlussFenceLog.provision(admin, calls, fences, owner);
+        checkNotForeign(spec, describe(fences), false);
+        TablePath leases = FlussWriterLeaseLog.writerTablePath(path);
+        FlussWriterLeaseLog.provision(admin, calls, leases, owner);
+        checkNotForeign(spec, describe(leases), false);
         List<TableChange> missing = layout.missingColumns(info);
         if (!missing.isEmpty()) {
             // columns added to the Paimon table since the stream table was created
@@ -147,7 +201,12 @@ public final class FlussStreamStore implements StreamStore {
                     () -> admin.alterTable(path, missing, false), "add columns to table " + path);
             info = describe(path);
         }
-        return checked(layout, info);
+        StreamTable table = checked(layout, info);
+        // adopted only once it is known to fit: a stream table of another shape is left unclaimed
+        for (TablePath next : Arrays.asList(path, fences, leases)) {
+            claim(spec, describe(next));
+        }
+        return table;
     }
 
     @Override
@@ -155,9 +214,100 @@ public final class FlussStreamStore implements StreamStore {
         FlussStreamTableLayout.checkEvolution(from, to);
     }
 
+    /**
+     * Checks that the Fluss table {@code info} belongs to the owner of {@code spec}; one that
+     * records no owner is adopted.
+     *
+     * @throws StreamStoreException when it belongs to another Paimon table
+     */
+    private void claim(StreamTableSpec spec, TableInfo info) {
+        StreamTableOwner own = spec.owner().orElse(null);
+        StreamTableOwner recorded = recordedOwner(info);
+        switch (StreamTableOwner.claim(own, recorded)) {
+            case OWN:
+                return;
+            case FOREIGN:
+                throw foreign(spec.identifier(), own, info.getTablePath(), recorded);
+            default:
+                break;
+        }
+        TablePath path = info.getTablePath();
+        List<TableChange> changes = new ArrayList<>();
+        own.toProperties().forEach((key, value) -> changes.add(TableChange.set(key, value)));
+        calls.awaitRetrying(
+                () -> admin.alterTable(path, changes, false), "record the owner of table " + path);
+        TableInfo adopted = describe(path);
+        StreamTableOwner now = recordedOwner(adopted);
+        if (!own.equals(now)) {
+            // another Paimon table adopted it at the same time, and its owner was written last
+            throw foreign(spec.identifier(), own, path, now);
+        }
+        LOG.info(
+                "Fluss table {} recorded no owner (it was created before stream tables recorded "
+                        + "their Paimon table); it now belongs to Paimon table {}, {}.",
+                path,
+                spec.identifier().getFullName(),
+                own.describe());
+    }
+
+    /**
+     * Refuses a Fluss table that belongs to another Paimon table, and logs the use of one that
+     * records no owner (served as before owners were recorded, until provisioning claims it; the
+     * warning is for the stream table, not for each of its logs).
+     */
+    private void checkNotForeign(StreamTableSpec spec, TableInfo info, boolean warnIfUnclaimed) {
+        StreamTableOwner own = spec.owner().orElse(null);
+        StreamTableOwner recorded = recordedOwner(info);
+        StreamTableOwner.Claim claim = StreamTableOwner.claim(own, recorded);
+        if (claim == StreamTableOwner.Claim.FOREIGN) {
+            throw foreign(spec.identifier(), own, info.getTablePath(), recorded);
+        }
+        if (claim == StreamTableOwner.Claim.UNCLAIMED && warnIfUnclaimed) {
+            LOG.warn(
+                    "Fluss table {} records no Paimon table that owns it, so it may be shared with "
+                            + "another table named {}. Enable lake-stream mode on the table again "
+                            + "(ALTER TABLE {} SET ('{}' = 'true')) to claim it.",
+                    info.getTablePath(),
+                    spec.identifier().getFullName(),
+                    spec.identifier().getFullName(),
+                    LakeStreamOptions.ENABLED.key());
+        }
+    }
+
+    private StreamTableOwner recordedOwner(TableInfo info) {
+        return StreamTableOwner.fromProperties(
+                info.getCustomProperties().toMap(),
+                "The Fluss table " + info.getTablePath() + " at " + calls.bootstrapServers());
+    }
+
+    private StreamStoreException foreign(
+            Identifier paimonTable,
+            StreamTableOwner own,
+            TablePath flussTable,
+            StreamTableOwner recorded) {
+        TablePath streamTable = FlussStreamTableLayout.tablePath(databasePrefix, paimonTable);
+        return StreamTableOwner.foreign(
+                String.format(
+                        "%s in the Fluss cluster at %s", flussTable, calls.bootstrapServers()),
+                paimonTable.getFullName(),
+                own,
+                recorded,
+                String.format(
+                        "Catalogs whose Paimon tables have the same names need Fluss databases of "
+                                + "their own: give each catalog that shares this Fluss cluster its "
+                                + "own '%s' (this one has '%s'). If %s no longer exists, drop the "
+                                + "Fluss tables %s, %s and %s with Fluss's own tools.",
+                        LakeStreamOptions.STORE_DATABASE_PREFIX.key(),
+                        databasePrefix,
+                        recorded == null ? "the Paimon table that uses it" : recorded.describe(),
+                        streamTable,
+                        FlussFenceLog.fenceTablePath(streamTable),
+                        FlussWriterLeaseLog.writerTablePath(streamTable)));
+    }
+
     @Override
     public StreamTable get(StreamTableSpec spec) {
-        FlussStreamTableLayout layout = new FlussStreamTableLayout(spec);
+        FlussStreamTableLayout layout = layout(spec);
         TablePath path = layout.tablePath();
         if (!calls.awaitRetrying(() -> admin.tableExists(path), "look up table " + path)) {
             throw new StreamStoreException(
@@ -167,7 +317,9 @@ public final class FlussStreamStore implements StreamStore {
                                     + "provisions it.",
                             path, spec.identifier().getFullName(), calls.bootstrapServers()));
         }
-        return checked(layout, describe(path));
+        TableInfo info = describe(path);
+        checkNotForeign(spec, info, true);
+        return checked(layout, info);
     }
 
     private StreamTable checked(FlussStreamTableLayout layout, TableInfo info) {
@@ -188,19 +340,46 @@ public final class FlussStreamStore implements StreamStore {
         return new StreamTable(layout.spec(), info.getTablePath().toString(), info.getTableId());
     }
 
+    /**
+     * Drops the stream table and its logs only when all of them belong to {@code owner}: the checks
+     * come first, so that a refused drop leaves all three as they were.
+     */
     @Override
-    public boolean drop(Identifier paimonTable) {
-        TablePath path = TablePath.of(paimonTable.getDatabaseName(), paimonTable.getObjectName());
-        boolean existed =
-                calls.awaitRetrying(() -> admin.tableExists(path), "look up table " + path);
-        calls.awaitRetrying(() -> admin.dropTable(path, true), "drop table " + path);
+    public boolean drop(Identifier paimonTable, @Nullable StreamTableOwner owner) {
+        TablePath path = FlussStreamTableLayout.tablePath(databasePrefix, paimonTable);
+        List<TablePath> existing = new ArrayList<>();
         for (TablePath next :
                 Arrays.asList(
+                        path,
                         FlussFenceLog.fenceTablePath(path),
                         FlussWriterLeaseLog.writerTablePath(path))) {
+            if (!calls.awaitRetrying(() -> admin.tableExists(next), "look up table " + next)) {
+                continue;
+            }
+            StreamTableOwner recorded = recordedOwner(describe(next));
+            switch (StreamTableOwner.claim(owner, recorded)) {
+                case OWN:
+                    existing.add(next);
+                    break;
+                case FOREIGN:
+                    throw foreign(paimonTable, owner, next, recorded);
+                default:
+                    throw new StreamStoreException(
+                            String.format(
+                                    "The Fluss table %s at %s records no Paimon table that owns "
+                                            + "it (it was created before stream tables recorded "
+                                            + "their owner), so it may hold the records of another "
+                                            + "Paimon table named %s and was not dropped. To drop "
+                                            + "it, claim it first by enabling lake-stream mode on "
+                                            + "the table again, or drop it with Fluss's own "
+                                            + "tools.",
+                                    next, calls.bootstrapServers(), paimonTable.getFullName()));
+            }
+        }
+        for (TablePath next : existing) {
             calls.awaitRetrying(() -> admin.dropTable(next, true), "drop table " + next);
         }
-        return existed;
+        return existing.contains(path);
     }
 
     @Override
@@ -216,21 +395,19 @@ public final class FlussStreamStore implements StreamStore {
     @Override
     public FenceLog openFenceLog(StreamTable table) {
         FlussStreamTableLayout layout = layoutOf(table);
+        TablePath fences = FlussFenceLog.fenceTablePath(layout.tablePath());
+        checkNotForeign(table.spec(), describe(fences), false);
         return new FlussFenceLog(
-                new FlussSingleBucketLog(
-                        connection, admin, calls, FlussFenceLog.fenceTablePath(layout.tablePath())),
+                new FlussSingleBucketLog(connection, admin, calls, fences),
                 new FlussPartitionNames(table.spec()));
     }
 
     @Override
     public WriterLeaseLog openWriterLeaseLog(StreamTable table) {
         FlussStreamTableLayout layout = layoutOf(table);
-        return new FlussWriterLeaseLog(
-                new FlussSingleBucketLog(
-                        connection,
-                        admin,
-                        calls,
-                        FlussWriterLeaseLog.writerTablePath(layout.tablePath())));
+        TablePath leases = FlussWriterLeaseLog.writerTablePath(layout.tablePath());
+        checkNotForeign(table.spec(), describe(leases), false);
+        return new FlussWriterLeaseLog(new FlussSingleBucketLog(connection, admin, calls, leases));
     }
 
     @Override
@@ -352,9 +529,12 @@ public final class FlussStreamStore implements StreamStore {
                 () -> admin.listPartitionInfos(path), "list partitions of table " + path);
     }
 
-    /** Checks that the handle still names the current incarnation of the table. */
+    /**
+     * Checks that the handle still names the current incarnation of the table, and that the table
+     * still belongs to the handle's owner.
+     */
     FlussStreamTableLayout layoutOf(StreamTable table) {
-        FlussStreamTableLayout layout = new FlussStreamTableLayout(table.spec());
+        FlussStreamTableLayout layout = layout(table.spec());
         TableInfo info = describe(layout.tablePath());
         if (info.getTableId() != table.storeTableId()) {
             throw new StreamStoreException(
@@ -366,6 +546,11 @@ public final class FlussStreamStore implements StreamStore {
                             table.spec().identifier().getFullName(),
                             table.storeTableId(),
                             info.getTableId()));
+        }
+        StreamTableOwner own = table.spec().owner().orElse(null);
+        StreamTableOwner recorded = recordedOwner(info);
+        if (StreamTableOwner.claim(own, recorded) == StreamTableOwner.Claim.FOREIGN) {
+            throw foreign(table.spec().identifier(), own, layout.tablePath(), recorded);
         }
         return layout;
     }

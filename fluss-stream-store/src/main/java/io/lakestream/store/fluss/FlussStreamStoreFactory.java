@@ -37,6 +37,9 @@ public final class FlussStreamStoreFactory implements StreamStoreFactory {
     @Override
     public StreamStore create(Context context) {
         return new FlussStreamStore(
-                context.storeOptions(), context.requestTimeout(), context.writeTimeout());
+                context.storeOptions(),
+                context.requestTimeout(),
+                context.writeTimeout(),
+                context.databasePrefix());
     }
 }

@@ -19,8 +19,10 @@
 package io.lakestream.store.fluss;
 
 import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamTableOwner;
 import io.lakestream.flink.store.StreamTableSpec;
 
+import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.types.DataTypeChecks;
@@ -38,7 +40,9 @@ import org.apache.fluss.types.DataTypes;
 import org.apache.fluss.types.RowType;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -72,11 +76,13 @@ final class FlussStreamTableLayout {
     private final TablePath tablePath;
     private final List<DataType> columnTypes;
 
-    FlussStreamTableLayout(StreamTableSpec spec) {
+    /**
+     * @param databasePrefix the catalog's {@code lake-stream.store.database-prefix}, put before the
+     *     Paimon database name
+     */
+    FlussStreamTableLayout(StreamTableSpec spec, String databasePrefix) {
         this.spec = spec;
-        this.tablePath =
-                TablePath.of(
-                        spec.identifier().getDatabaseName(), spec.identifier().getObjectName());
+        this.tablePath = tablePath(databasePrefix, spec.identifier());
         this.columnTypes = FlussTypes.toFluss(spec);
         if (spec.fieldNames().contains(ROW_KIND_COLUMN)) {
             throw new StreamStoreException(
@@ -127,6 +133,12 @@ final class FlussStreamTableLayout {
         }
     }
 
+    /** Where the stream table of Paimon table {@code paimonTable} lives. */
+    static TablePath tablePath(String databasePrefix, Identifier paimonTable) {
+        return TablePath.of(
+                databasePrefix + paimonTable.getDatabaseName(), paimonTable.getObjectName());
+    }
+
     StreamTableSpec spec() {
         return spec;
     }
@@ -139,8 +151,10 @@ final class FlussStreamTableLayout {
         return spec.hasPrimaryKey();
     }
 
+    /** The descriptor of a new stream table: it records its owner as custom properties. */
     TableDescriptor descriptor() {
         return TableDescriptor.builder()
+                .customProperties(ownerProperties(spec))
                 .schema(Schema.newBuilder().fromRowType(rowType()).build())
                 .partitionedBy(spec.partitionKeys())
                 .distributedBy(spec.numBuckets(), spec.bucketKeys())
@@ -148,6 +162,11 @@ final class FlussStreamTableLayout {
                 .property(ConfigOptions.TABLE_LOG_FORMAT, LOG_FORMAT)
                 .comment("Lake-stream records of Paimon table " + spec.identifier().getFullName())
                 .build();
+    }
+
+    /** The custom properties that record the owner of {@code spec}, if it has one. */
+    static Map<String, String> ownerProperties(StreamTableSpec spec) {
+        return spec.owner().map(StreamTableOwner::toProperties).orElse(Collections.emptyMap());
     }
 
     private RowType rowType() {
@@ -194,7 +213,8 @@ final class FlussStreamTableLayout {
      * @throws StreamStoreException saying what the store cannot follow
      */
     static void checkEvolution(StreamTableSpec from, StreamTableSpec to) {
-        FlussStreamTableLayout next = new FlussStreamTableLayout(to);
+        // the prefix names the table, which an evolution does not change
+        FlussStreamTableLayout next = new FlussStreamTableLayout(to, "");
         String table = to.identifier().getFullName();
         String only =
                 " The Fluss stream store can only add nullable columns to a stream table, so a "

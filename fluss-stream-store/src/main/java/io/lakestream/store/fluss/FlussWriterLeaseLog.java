@@ -31,6 +31,7 @@ import org.apache.fluss.types.DataTypes;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The writer leases of a stream table, one row per claim, renewal or release in a one-bucket Fluss
@@ -52,7 +53,11 @@ final class FlussWriterLeaseLog implements WriterLeaseLog {
         return FlussSingleBucketLog.pathNextTo(streamTable, WRITER_TABLE_SUFFIX);
     }
 
-    static void provision(Admin admin, FlussAdminCalls calls, TablePath writerTable) {
+    static void provision(
+            Admin admin,
+            FlussAdminCalls calls,
+            TablePath writerTable,
+            Map<String, String> properties) {
         FlussSingleBucketLog.provision(
                 admin,
                 calls,
@@ -62,7 +67,8 @@ final class FlussWriterLeaseLog implements WriterLeaseLog {
                         .column("description", DataTypes.STRING().copy(false))
                         .column("released", DataTypes.BOOLEAN().copy(false))
                         .build(),
-                "Writer lease claims and renewals of lake-stream table");
+                "Writer lease claims and renewals of lake-stream table",
+                properties);
     }
 
     @Override

@@ -298,7 +298,7 @@ class FencesITCase {
             assertThat(fences.readNew()).containsExactly(range);
         }
 
-        assertThat(writingStore.drop(table.spec().identifier())).isTrue();
+        assertThat(writingStore.drop(table.spec().identifier(), null)).isTrue();
         StreamTable recreated = writingStore.provision(spec("dropped"));
         assertThat(recreated.storeTableId()).isNotEqualTo(table.storeTableId());
         try (FenceLog fences = readingStore.openFenceLog(readingStore.get(table.spec()))) {

@@ -201,7 +201,7 @@ class FlussStreamStoreITCase {
     @Test
     void aDroppedAndRecreatedTableInvalidatesOldHandles() {
         StreamTable old = store.provision(spec("recreated", 2));
-        assertThat(store.drop(old.spec().identifier())).isTrue();
+        assertThat(store.drop(old.spec().identifier(), null)).isTrue();
         StreamTable recreated = store.provision(spec("recreated", 2));
         assertThat(recreated.storeTableId()).isNotEqualTo(old.storeTableId());
         assertThatThrownBy(() -> store.createReader(old))
@@ -209,7 +209,7 @@ class FlussStreamStoreITCase {
                 .hasMessageContaining("was dropped and created again")
                 .hasMessageContaining(
                         "table id " + old.storeTableId() + " is now " + recreated.storeTableId());
-        assertThat(store.drop(Identifier.create("store_it", "not_there"))).isFalse();
+        assertThat(store.drop(Identifier.create("store_it", "not_there"), null)).isFalse();
     }
 
     @Test

@@ -28,8 +28,10 @@ import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableOwner;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.WriterLeaseEntry;
 
@@ -130,7 +132,14 @@ public final class LakeStreamEnablement {
         }
         if (dropStreamTable) {
             try (StreamStore store = openStore(table.options())) {
-                store.drop(identifier);
+                store.drop(identifier, StreamTableOwner.of(table));
+            } catch (StreamStoreException e) {
+                throw new ValidationException(
+                        String.format(
+                                "Lake-stream mode is disabled on table %s, but its stream table "
+                                        + "was not dropped: %s",
+                                identifier.getFullName(), e.getMessage()),
+                        e);
             }
         }
     }

@@ -20,6 +20,8 @@ package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamTableOwner;
 import io.lakestream.flink.store.StreamTableSpec;
 
 import org.apache.paimon.CoreOptions;
@@ -37,6 +39,9 @@ import org.apache.paimon.utils.LazyField;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -61,6 +66,8 @@ import java.util.Map;
  */
 @Internal
 public final class LakeStreamPaimonCatalog extends DelegateCatalog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LakeStreamPaimonCatalog.class);
 
     private final LakeStreamEnablement enablement;
 
@@ -265,10 +272,19 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     public void dropTable(Identifier identifier, boolean ignoreIfNotExists)
             throws TableNotExistException {
         FileStoreTable enabled = enabledTable(identifier);
+        // the owner is read before the table goes: it is what the store checks the drop against
+        StreamTableOwner owner = enabled == null ? null : StreamTableOwner.of(enabled);
         super.dropTable(identifier, ignoreIfNotExists);
         if (enabled != null) {
             try (StreamStore store = enablement.openStore(enabled.options())) {
-                store.drop(identifier);
+                store.drop(identifier, owner);
+            } catch (StreamStoreException e) {
+                // the Paimon table is gone, as DROP TABLE asked; keeping a stream table that may
+                // hold another table's records is what must happen, not a failed statement
+                LOG.warn(
+                        "Table {} was dropped, but its stream table was kept: {}",
+                        identifier.getFullName(),
+                        e.getMessage());
             }
         }
     }

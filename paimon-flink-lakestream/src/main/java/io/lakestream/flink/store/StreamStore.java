@@ -25,6 +25,8 @@ import org.apache.paimon.data.BinaryRow;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -39,6 +41,14 @@ import java.util.Map;
  * <p>A store's partition-bucket must hold exactly the rows that Paimon puts in the same
  * partition-bucket (invariant "bucket alignment"). Instances are created by a {@link
  * StreamStoreFactory} and are thread-safe; writers and readers they create are not.
+ *
+ * <p>A stream table belongs to one Paimon table (invariant "one stream table, one owner"): the
+ * store records the {@link StreamTableSpec#owner() owner} of the spec that creates it and acts on
+ * an existing stream table only for that owner. {@link StreamTableOwner#claim} says how an existing
+ * stream table relates to a spec; a {@link StreamTableOwner.Claim#FOREIGN} one is refused by every
+ * method with {@link StreamTableOwner#foreign}'s error, which names both owners. Stream tables that
+ * record no owner ({@link StreamTableOwner.Claim#UNCLAIMED}, created before owners were recorded)
+ * are adopted by {@link #provision}, served by {@link #get} and kept by {@link #drop}.
  */
 @PublicEvolving
 public interface StreamStore extends AutoCloseable {
@@ -46,10 +56,12 @@ public interface StreamStore extends AutoCloseable {
     /**
      * Creates the stream table of a Paimon table, or brings the existing one to {@code spec} by the
      * changes {@link #checkEvolution} allows (added columns) and checks that it matches.
-     * Idempotent.
+     * Idempotent. A new stream table records the spec's owner; an existing one that records no
+     * owner is adopted (the spec's owner is recorded on it, and the store logs that it did).
      *
      * @throws StreamStoreException when a column type cannot be held by the store (naming the
-     *     column and type), or when an existing stream table does not match (saying what differs)
+     *     column and type), when an existing stream table does not match (saying what differs), or
+     *     when it belongs to another Paimon table (naming both)
      */
     StreamTable provision(StreamTableSpec spec);
 
@@ -72,17 +84,25 @@ public interface StreamStore extends AutoCloseable {
 
     /**
      * Returns the existing stream table of a Paimon table after checking that it matches {@code
-     * spec}.
+     * spec} and belongs to the spec's owner (one that records no owner is served as it was before
+     * owners were recorded; {@link #provision} claims it).
      *
-     * @throws StreamStoreException when it does not exist or does not match
+     * @throws StreamStoreException when it does not exist, does not match or belongs to another
+     *     Paimon table
      */
     StreamTable get(StreamTableSpec spec);
 
     /**
-     * Drops the stream table of a Paimon table, its fences and its writer leases; returns whether
-     * one existed.
+     * Drops the stream table of a Paimon table, its fences and its writer leases, when all of them
+     * belong to {@code owner}; returns whether the stream table existed. Nothing is dropped when
+     * one of them belongs to another Paimon table or records no owner (unless {@code owner} is null
+     * too): the records may be another table's.
+     *
+     * @param owner the Paimon table that is dropped or disabled; null only for stream tables
+     *     provisioned from specs without owner
+     * @throws StreamStoreException when something was kept for that reason, naming the owners
      */
-    boolean drop(Identifier paimonTable);
+    boolean drop(Identifier paimonTable, @Nullable StreamTableOwner owner);
 
     /** A writer of the stream table. */
     StreamWriter createWriter(StreamTable table);

@@ -55,5 +55,15 @@ public interface StreamStoreFactory {
          * buffer space) before it fails.
          */
         Duration writeTimeout();
+
+        /**
+         * The catalog's {@code lake-stream.store.database-prefix}: what the store puts before the
+         * Paimon database name in the name of every table it keeps, so that catalogs whose tables
+         * have the same names can share one store. Empty by default (the names are the Paimon
+         * names); a store without databases prefixes whatever its names start with.
+         */
+        default String databasePrefix() {
+            return "";
+        }
     }
 }

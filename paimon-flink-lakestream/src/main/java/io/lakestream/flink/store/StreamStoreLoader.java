@@ -46,6 +46,7 @@ public final class StreamStoreLoader {
         String identifier = conf.get(LakeStreamOptions.STORE);
         Duration requestTimeout = conf.get(LakeStreamOptions.STORE_REQUEST_TIMEOUT);
         Duration writeTimeout = conf.get(LakeStreamOptions.STORE_WRITE_TIMEOUT);
+        String databasePrefix = conf.get(LakeStreamOptions.STORE_DATABASE_PREFIX);
         String prefix = LakeStreamOptions.storeOptionsPrefix(identifier);
         Map<String, String> storeOptions = new HashMap<>();
         options.forEach(
@@ -70,6 +71,11 @@ public final class StreamStoreLoader {
                             @Override
                             public Duration writeTimeout() {
                                 return writeTimeout;
+                            }
+
+                            @Override
+                            public String databasePrefix() {
+                                return databasePrefix;
                             }
                         });
     }

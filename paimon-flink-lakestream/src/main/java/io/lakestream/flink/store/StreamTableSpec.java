@@ -28,16 +28,21 @@ import org.apache.paimon.types.RowType;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import javax.annotation.Nullable;
+
 import java.io.Serializable;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a stream store needs to know of a Paimon table to hold its not-yet-committed records: the
  * columns, the partition keys, the bucket count and the bucket keys (Paimon's, so that the store
  * can bucket rows exactly as Paimon does), and whether the table has a primary key (then the store
- * keeps each record's row kind).
+ * keeps each record's row kind); and the Paimon table that owns the stream table ({@link
+ * StreamTableOwner}), which the store records on the stream table and checks before it provisions,
+ * serves or drops one.
  */
 @PublicEvolving
 public final class StreamTableSpec implements Serializable {
@@ -50,7 +55,12 @@ public final class StreamTableSpec implements Serializable {
     private final List<String> bucketKeys;
     private final List<String> primaryKeys;
     private final int numBuckets;
+    @Nullable private final StreamTableOwner owner;
 
+    /**
+     * A spec without an owner, for tools and tests that hold no Paimon table: it provisions a
+     * stream table that records no owner and is refused by stream tables that record one.
+     */
     public StreamTableSpec(
             Identifier identifier,
             RowType rowType,
@@ -58,6 +68,18 @@ public final class StreamTableSpec implements Serializable {
             List<String> bucketKeys,
             List<String> primaryKeys,
             int numBuckets) {
+        this(identifier, rowType, partitionKeys, bucketKeys, primaryKeys, numBuckets, null);
+    }
+
+    public StreamTableSpec(
+            Identifier identifier,
+            RowType rowType,
+            List<String> partitionKeys,
+            List<String> bucketKeys,
+            List<String> primaryKeys,
+            int numBuckets,
+            @Nullable StreamTableOwner owner) {
+        this.owner = owner;
         this.identifier = Objects.requireNonNull(identifier, "identifier");
         this.rowType = Objects.requireNonNull(rowType, "rowType");
         this.partitionKeys = List.copyOf(partitionKeys);
@@ -81,7 +103,7 @@ public final class StreamTableSpec implements Serializable {
         }
     }
 
-    /** The spec of a Paimon table as its latest schema describes it. */
+    /** The spec of a Paimon table as its latest schema describes it, owned by the table. */
     public static StreamTableSpec of(Identifier identifier, FileStoreTable table) {
         TableSchema schema = table.schema();
         return new StreamTableSpec(
@@ -90,7 +112,16 @@ public final class StreamTableSpec implements Serializable {
                 schema.partitionKeys(),
                 schema.bucketKeys(),
                 schema.primaryKeys(),
-                schema.numBuckets());
+                schema.numBuckets(),
+                StreamTableOwner.of(table));
+    }
+
+    /**
+     * The Paimon table that owns the stream table; empty for a spec built without one (see the
+     * six-argument constructor).
+     */
+    public Optional<StreamTableOwner> owner() {
+        return Optional.ofNullable(owner);
     }
 
     public Identifier identifier() {
@@ -179,13 +210,14 @@ public final class StreamTableSpec implements Serializable {
                 && rowType.equals(that.rowType)
                 && partitionKeys.equals(that.partitionKeys)
                 && bucketKeys.equals(that.bucketKeys)
-                && primaryKeys.equals(that.primaryKeys);
+                && primaryKeys.equals(that.primaryKeys)
+                && Objects.equals(owner, that.owner);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(
-                identifier, rowType, partitionKeys, bucketKeys, primaryKeys, numBuckets);
+                identifier, rowType, partitionKeys, bucketKeys, primaryKeys, numBuckets, owner);
     }
 
     @Override

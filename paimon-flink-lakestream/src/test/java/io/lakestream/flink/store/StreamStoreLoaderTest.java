@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.store;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.testing.RecordingStreamStoreFactory;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -124,6 +125,34 @@ class StreamStoreLoaderTest {
         assertThat(context.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(context.writeTimeout()).isEqualTo(Duration.ofMinutes(1));
         assertThat(context.storeOptions()).isEmpty();
+        assertThat(context.databasePrefix()).as("today's naming").isEmpty();
+    }
+
+    @Test
+    void databasePrefixIsPassedToTheStoreAndNotAsAClientOption() {
+        Map<String, String> options = new HashMap<>();
+        options.put("lake-stream.store", "recording");
+        options.put("lake-stream.store.database-prefix", "prod_");
+
+        StreamStoreLoader.create(options, classLoader).close();
+
+        StreamStoreFactory.Context context = RecordingStreamStoreFactory.lastContext();
+        assertThat(context.databasePrefix()).isEqualTo("prod_");
+        assertThat(context.storeOptions()).isEmpty();
+    }
+
+    @Test
+    void databasePrefixIsACatalogOptionThatATableCannotSet() {
+        Map<String, String> table = new HashMap<>();
+        table.put("lake-stream.store.database-prefix", "elsewhere_");
+        table.put("lake-stream.read.isolation", "read-committed");
+
+        assertThat(LakeStreamOptions.forTable(table, Map.of()))
+                .isEqualTo(Map.of("lake-stream.read.isolation", "read-committed"));
+        assertThat(
+                        LakeStreamOptions.forTable(
+                                table, Map.of("lake-stream.store.database-prefix", "prod_")))
+                .containsEntry("lake-stream.store.database-prefix", "prod_");
     }
 
     @Test

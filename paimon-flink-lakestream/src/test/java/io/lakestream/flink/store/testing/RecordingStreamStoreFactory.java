@@ -25,6 +25,7 @@ import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreFactory;
 import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableOwner;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
 import io.lakestream.flink.store.WriterLeaseLog;
@@ -83,7 +84,7 @@ public final class RecordingStreamStoreFactory implements StreamStoreFactory {
         }
 
         @Override
-        public boolean drop(Identifier paimonTable) {
+        public boolean drop(Identifier paimonTable, StreamTableOwner owner) {
             throw unsupported();
         }
 
