@@ -138,8 +138,9 @@ class LakeStreamLifecycleITCase {
         assertThat(options(tEnv, table)).containsEntry("lake-stream.enabled", "false");
 
         // the job stops; its records past its last commit will never be committed
-        cancel(job);
         StreamTable streamTable = streamTable(tEnv, table);
+        awaitUncommittedRecords(tEnv, table, streamTable);
+        cancel(job);
         StreamOffsets committed = tieredOffsets(tEnv, table);
         Map<PartitionBucket, Long> ends = storeEnds(streamTable);
         Map<PartitionBucket, Long> tails = new HashMap<>();
@@ -196,8 +197,9 @@ class LakeStreamLifecycleITCase {
             assertThat(row.getField(STATUS_LEASE_EXPIRED)).isEqualTo(false);
         }
 
-        cancel(job);
         StreamTable streamTable = streamTable(tEnv, table);
+        awaitUncommittedRecords(tEnv, table, streamTable);
+        cancel(job);
         StreamOffsets committed = tieredOffsets(tEnv, table);
         Map<PartitionBucket, Long> ends = storeEnds(streamTable);
         List<Row> afterCancel = status(tEnv, table);
@@ -259,6 +261,21 @@ class LakeStreamLifecycleITCase {
                 () -> tieredOffsets(tEnv, table).asMap().values().stream().anyMatch(o -> o > 0),
                 "a checkpoint of the INSERT into " + table + " is committed");
         return job;
+    }
+
+    /**
+     * Waits until the store holds records past the last commit: under load the writer may not have
+     * written since the last barrier, and a cancel then leaves no tail to fence.
+     */
+    private static void awaitUncommittedRecords(
+            StreamTableEnvironment tEnv, String table, StreamTable streamTable) throws Exception {
+        Await.until(
+                () -> {
+                    StreamOffsets committed = tieredOffsets(tEnv, table);
+                    return storeEnds(streamTable).entrySet().stream()
+                            .anyMatch(e -> e.getValue() > committed.offsetOr(e.getKey(), 0L));
+                },
+                "records of the INSERT into " + table + " past its last commit");
     }
 
     private static void cancel(JobClient job) throws Exception {

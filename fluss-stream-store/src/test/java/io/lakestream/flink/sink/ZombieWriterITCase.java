@@ -22,11 +22,13 @@ import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.FencedStreamReader;
+import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Identifier;
@@ -82,7 +84,7 @@ class ZombieWriterITCase {
     private static final PartitionBucket BUCKET = new PartitionBucket(BinaryRow.EMPTY_ROW, 0);
 
     @Test
-    void aZombieWritesAfterTheFenceUntilTheNextAttemptFencesIt() {
+    void aZombieWritesAfterTheFenceUntilTheNextAttemptFencesIt() throws Exception {
         StreamTableSpec spec =
                 new StreamTableSpec(
                         Identifier.create("zombie_it", "t"),
@@ -111,6 +113,17 @@ class ZombieWriterITCase {
                 tracker.recordWritten(BinaryRow.EMPTY_ROW, 0);
             }
             write(restored, 100, 5, "restored");
+            // the two clients send independently: the attempt's records reach the store first
+            Await.until(
+                    () ->
+                            attemptStore
+                                            .listOffsets(
+                                                    table,
+                                                    Collections.singletonList(BUCKET),
+                                                    OffsetPosition.LATEST)
+                                            .get(BUCKET)
+                                    == 20L,
+                    "the new attempt's records in the store");
 
             // the zombie has not noticed yet and appends 3 more
             write(zombie, 15, 3, "zombie");
