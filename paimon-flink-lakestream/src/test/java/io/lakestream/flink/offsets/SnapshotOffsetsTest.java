@@ -18,25 +18,18 @@
 
 package io.lakestream.flink.offsets;
 
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
+import io.lakestream.flink.testutils.LocalPaimonTables;
+
 import org.apache.paimon.data.GenericRow;
-import org.apache.paimon.fs.Path;
-import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.BatchTableCommit;
-import org.apache.paimon.table.sink.BatchTableWrite;
-import org.apache.paimon.table.sink.BatchWriteBuilder;
-import org.apache.paimon.table.sink.TableCommitImpl;
 import org.apache.paimon.types.DataTypes;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -57,54 +50,34 @@ class SnapshotOffsetsTest {
 
     @BeforeEach
     void createTable() throws Exception {
-        Catalog catalog =
-                CatalogFactory.createCatalog(
-                        CatalogContext.create(new Path(warehouse.toUri().toString())));
-        catalog.createDatabase("db", true);
-        Identifier identifier = Identifier.create("db", "t");
-        catalog.createTable(
-                identifier,
-                Schema.newBuilder()
-                        .column("id", DataTypes.INT())
-                        .option("bucket", "1")
-                        .option("bucket-key", "id")
-                        .option("snapshot.num-retained.min", "3")
-                        .option("snapshot.num-retained.max", "3")
-                        .build(),
-                false);
-        table = (FileStoreTable) catalog.getTable(identifier);
+        table =
+                LocalPaimonTables.create(
+                        warehouse,
+                        "t",
+                        Schema.newBuilder()
+                                .column("id", DataTypes.INT())
+                                .option("bucket", "1")
+                                .option("bucket-key", "id")
+                                .option("snapshot.num-retained.min", "3")
+                                .option("snapshot.num-retained.max", "3")
+                                .build());
     }
 
     /** Commits a snapshot that records {@code offset} for bucket 0, as the committer does. */
     private long commitWithOffsets(long offset) throws Exception {
-        Long before = table.snapshotManager().latestSnapshotId();
-        try (TableCommitImpl commit = table.newCommit("lake").ignoreEmptyCommit(false)) {
-            ManifestCommittable committable = new ManifestCommittable(++commits);
-            committable.addProperty(
-                    SnapshotOffsets.OFFSETS_PROPERTY, SnapshotOffsets.write(table, map(offset)));
-            commit.commit(committable);
-        }
-        SnapshotOffsets.anchorSnapshotsAfter(table, before == null ? 0 : before);
+        LocalPaimonTables.commitWithOffsets(
+                table, "lake", ++commits, map(offset), Collections.emptyList(), true);
         return table.snapshotManager().latestSnapshotId();
     }
 
     /** Commits a snapshot that records {@code offset}, without the anchor of this version. */
     private void commitAsAnEarlierVersionDid(long offset) throws Exception {
-        try (TableCommitImpl commit = table.newCommit("old").ignoreEmptyCommit(false)) {
-            ManifestCommittable committable = new ManifestCommittable(1);
-            committable.addProperty(
-                    SnapshotOffsets.OFFSETS_PROPERTY, SnapshotOffsets.write(table, map(offset)));
-            commit.commit(committable);
-        }
+        LocalPaimonTables.commitWithOffsets(
+                table, "old", 1, map(offset), Collections.emptyList(), false);
     }
 
     private long commitWithoutOffsets() throws Exception {
-        BatchWriteBuilder builder = table.newBatchWriteBuilder();
-        try (BatchTableWrite write = builder.newWrite();
-                BatchTableCommit commit = builder.newCommit()) {
-            write.write(GenericRow.of(1));
-            commit.commit(write.prepareCommit());
-        }
+        LocalPaimonTables.commitWithoutOffsets(table, Collections.singletonList(GenericRow.of(1)));
         return table.snapshotManager().latestSnapshotId();
     }
 

@@ -21,25 +21,18 @@ package io.lakestream.flink.sink;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.testutils.LocalPaimonTables;
 
 import org.apache.paimon.Snapshot;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.flink.sink.Committable;
 import org.apache.paimon.flink.sink.CommitterOperatorFactory;
 import org.apache.paimon.flink.sink.RestoreAndFailCommittableStateManager;
 import org.apache.paimon.flink.sink.StoreCommitter;
-import org.apache.paimon.fs.Path;
 import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.manifest.ManifestCommittableSerializer;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.BatchTableCommit;
-import org.apache.paimon.table.sink.BatchTableWrite;
-import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.StreamTableWrite;
 import org.apache.paimon.types.DataTypes;
@@ -91,20 +84,16 @@ final class CommitterHarness implements AutoCloseable {
     /** A new unpartitioned append table with {@value #BUCKETS} buckets in {@code warehouse}. */
     static FileStoreTable createTable(java.nio.file.Path warehouse, Map<String, String> options)
             throws Exception {
-        Catalog catalog =
-                CatalogFactory.createCatalog(
-                        CatalogContext.create(new Path(warehouse.toUri().toString())));
-        catalog.createDatabase("db", true);
-        Identifier identifier = Identifier.create("db", "t");
-        Schema.Builder schema =
+        return LocalPaimonTables.create(
+                warehouse,
+                "t",
                 Schema.newBuilder()
                         .column("id", DataTypes.INT())
                         .column("v", DataTypes.STRING())
                         .option("bucket", String.valueOf(BUCKETS))
                         .option("bucket-key", "id")
-                        .options(options);
-        catalog.createTable(identifier, schema.build(), false);
-        return (FileStoreTable) catalog.getTable(identifier);
+                        .options(options)
+                        .build());
     }
 
     /** A committer operator of a new job, not started yet. */
@@ -190,14 +179,11 @@ final class CommitterHarness implements AutoCloseable {
 
     /** Commits {@code rows} rows as another engine or job would: no offsets recorded. */
     static void commitWithoutOffsets(FileStoreTable table, int rows) throws Exception {
-        BatchWriteBuilder builder = table.newBatchWriteBuilder();
-        try (BatchTableWrite write = builder.newWrite();
-                BatchTableCommit commit = builder.newCommit()) {
-            for (int i = 0; i < rows; i++) {
-                write.write(GenericRow.of(i, null));
-            }
-            commit.commit(write.prepareCommit());
+        List<GenericRow> written = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            written.add(GenericRow.of(i, null));
         }
+        LocalPaimonTables.commitWithoutOffsets(table, written);
     }
 
     /** Offsets of buckets of the unpartitioned table, as bucket, offset, bucket, offset, .... */

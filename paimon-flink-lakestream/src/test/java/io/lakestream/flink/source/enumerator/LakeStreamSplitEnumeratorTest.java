@@ -19,28 +19,16 @@
 package io.lakestream.flink.source.enumerator;
 
 import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.GenericRow;
-import org.apache.paimon.fs.Path;
-import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.BatchTableCommit;
-import org.apache.paimon.table.sink.BatchTableWrite;
-import org.apache.paimon.table.sink.BatchWriteBuilder;
-import org.apache.paimon.table.sink.StreamTableCommit;
-import org.apache.paimon.table.sink.StreamTableWrite;
-import org.apache.paimon.table.sink.StreamWriteBuilder;
-import org.apache.paimon.table.sink.TableCommitImpl;
 import org.apache.paimon.types.DataTypes;
 
 import org.apache.flink.api.connector.source.ReaderInfo;
@@ -71,55 +59,43 @@ class LakeStreamSplitEnumeratorTest {
 
     private FileStoreTable table;
     private StreamTable streamTable;
+    private long commits;
 
     @BeforeEach
     void createTable() throws Exception {
-        Catalog catalog =
-                CatalogFactory.createCatalog(
-                        CatalogContext.create(new Path(warehouse.toUri().toString())));
-        catalog.createDatabase("db", true);
-        Identifier identifier = Identifier.create("db", "t");
-        catalog.createTable(
-                identifier,
-                Schema.newBuilder()
-                        .column("id", DataTypes.INT())
-                        .option("bucket", String.valueOf(BUCKETS))
-                        .option("bucket-key", "id")
-                        .option("snapshot.num-retained.min", "3")
-                        .option("snapshot.num-retained.max", "3")
-                        .build(),
-                false);
-        table = (FileStoreTable) catalog.getTable(identifier);
-        streamTable = new StreamTable(StreamTableSpec.of(identifier, table), "db.t", 1L);
+        table =
+                LocalPaimonTables.create(
+                        warehouse,
+                        "t",
+                        Schema.newBuilder()
+                                .column("id", DataTypes.INT())
+                                .option("bucket", String.valueOf(BUCKETS))
+                                .option("bucket-key", "id")
+                                .option("snapshot.num-retained.min", "3")
+                                .option("snapshot.num-retained.max", "3")
+                                .build());
+        streamTable =
+                new StreamTable(
+                        StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
     }
 
     /** Rows and offsets committed in one snapshot, as the lake-stream sink commits them. */
     private void commitWithOffsets(Map<PartitionBucket, Long> offsets, int... ids)
             throws Exception {
-        StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("lake");
-        Long before = table.snapshotManager().latestSnapshotId();
-        try (StreamTableWrite write = builder.newWrite();
-                StreamTableCommit commit = builder.newCommit()) {
-            for (int id : ids) {
-                write.write(GenericRow.of(id));
-            }
-            ManifestCommittable committable = new ManifestCommittable(1);
-            write.prepareCommit(false, 1).forEach(committable::addFileCommittable);
-            committable.addProperty(
-                    SnapshotOffsets.OFFSETS_PROPERTY,
-                    SnapshotOffsets.write(table, StreamOffsets.of(offsets)));
-            ((TableCommitImpl) commit).commit(committable);
-        }
-        SnapshotOffsets.anchorSnapshotsAfter(table, before == null ? 0 : before);
+        LocalPaimonTables.commitWithOffsets(
+                table, "lake", ++commits, StreamOffsets.of(offsets), rows(ids), true);
     }
 
     private void commitWithoutOffsets(int id) throws Exception {
-        BatchWriteBuilder builder = table.newBatchWriteBuilder();
-        try (BatchTableWrite write = builder.newWrite();
-                BatchTableCommit commit = builder.newCommit()) {
-            write.write(GenericRow.of(id));
-            commit.commit(write.prepareCommit());
+        LocalPaimonTables.commitWithoutOffsets(table, rows(id));
+    }
+
+    private static List<GenericRow> rows(int... ids) {
+        List<GenericRow> rows = new ArrayList<>();
+        for (int id : ids) {
+            rows.add(GenericRow.of(id));
         }
+        return rows;
     }
 
     private LakeStreamSplitEnumerator boundedLakeOnly(

@@ -22,19 +22,13 @@ import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
-import org.apache.paimon.fs.Path;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.BatchTableCommit;
-import org.apache.paimon.table.sink.BatchTableWrite;
-import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.DataTypes;
@@ -66,11 +60,6 @@ class LakeStreamSplitReaderTest {
     @TempDir java.nio.file.Path warehouse;
 
     private FileStoreTable createTable(boolean primaryKey, int rows, int commits) throws Exception {
-        Catalog catalog =
-                CatalogFactory.createCatalog(
-                        CatalogContext.create(new Path(warehouse.toUri().toString())));
-        catalog.createDatabase("db", true);
-        Identifier identifier = Identifier.create("db", primaryKey ? "pk" : "append");
         Schema.Builder schema =
                 Schema.newBuilder()
                         .column("id", DataTypes.INT().notNull())
@@ -81,19 +70,16 @@ class LakeStreamSplitReaderTest {
         } else {
             schema.option("bucket-key", "id");
         }
-        catalog.createTable(identifier, schema.build(), false);
-        FileStoreTable table = (FileStoreTable) catalog.getTable(identifier);
+        FileStoreTable table =
+                LocalPaimonTables.create(warehouse, primaryKey ? "pk" : "append", schema.build());
         for (int c = 0; c < commits; c++) {
-            BatchWriteBuilder builder = table.newBatchWriteBuilder();
-            try (BatchTableWrite write = builder.newWrite();
-                    BatchTableCommit commit = builder.newCommit()) {
-                for (int id = 0; id < rows; id++) {
-                    write.write(GenericRow.of(id, BinaryString.fromString("v" + c + "-" + id)));
-                }
-                commit.commit(write.prepareCommit());
+            List<GenericRow> written = new ArrayList<>();
+            for (int id = 0; id < rows; id++) {
+                written.add(GenericRow.of(id, BinaryString.fromString("v" + c + "-" + id)));
             }
+            LocalPaimonTables.commitWithoutOffsets(table, written);
         }
-        return (FileStoreTable) catalog.getTable(identifier);
+        return table;
     }
 
     private static LakeStreamSplit lakeOnlySplit(FileStoreTable table, long lakeRecordsEmitted) {
