@@ -88,9 +88,33 @@ public final class SharedFlussCluster implements BeforeAllCallback {
         return options;
     }
 
-    /** A new store client of this cluster, found through the store SPI as users get it. */
+    /**
+     * A new store client of this cluster, found through the store SPI as users get it; its
+     * provisioning returns once the coordinator knows the stream table (see {@link
+     * CoordinatorAwareStreamStore}).
+     */
     public static StreamStore newStore() {
-        return StreamStoreLoader.create(
-                lakeStreamOptions(), SharedFlussCluster.class.getClassLoader());
+        return new CoordinatorAwareStreamStore(
+                StreamStoreLoader.create(
+                        lakeStreamOptions(), SharedFlussCluster.class.getClassLoader()));
+    }
+
+    /**
+     * Waits until the Fluss coordinator knows table {@code tableId}, which the {@link
+     * CoordinatorTableWatchdog} makes sure of when the coordinator missed its creation.
+     */
+    static void awaitKnownToCoordinator(long tableId) {
+        try {
+            Await.until(
+                    () ->
+                            cluster()
+                                    .getCoordinatorServer()
+                                    .getCoordinatorEventProcessor()
+                                    .getCoordinatorContext()
+                                    .containsTableId(tableId),
+                    "the Fluss coordinator knows table " + tableId);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 }
