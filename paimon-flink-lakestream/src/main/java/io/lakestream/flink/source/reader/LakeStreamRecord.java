@@ -22,6 +22,8 @@ import org.apache.paimon.data.InternalRow;
 
 import org.apache.flink.annotation.Internal;
 
+import javax.annotation.Nullable;
+
 /**
  * A record on its way from the split reader to the emitter: a Paimon row with its row kind and
  * where the split stands after it, either the count of lake records emitted or a log offset.
@@ -29,7 +31,9 @@ import org.apache.flink.annotation.Internal;
 @Internal
 final class LakeStreamRecord {
 
-    final InternalRow row;
+    /** The row; null for the end of a lake part. */
+    @Nullable final InternalRow row;
+
     final boolean fromLake;
 
     /** For a lake record the lake records emitted with it; for a log record its offset. */
@@ -47,6 +51,19 @@ final class LakeStreamRecord {
 
     static LakeStreamRecord lake(InternalRow row, long emitted) {
         return new LakeStreamRecord(row, true, emitted, -1);
+    }
+
+    /**
+     * The end of a split's lake part after {@code emitted} lake records: no row, only the news that
+     * the split's state can drop its lake part.
+     */
+    static LakeStreamRecord lakeFinished(long emitted) {
+        return new LakeStreamRecord(null, true, emitted, -1);
+    }
+
+    /** Whether this is the end of a split's lake part rather than a row. */
+    boolean isLakeFinished() {
+        return row == null;
     }
 
     static LakeStreamRecord log(InternalRow row, long offset, long timestamp) {

@@ -57,6 +57,11 @@ final class LakeStreamRecordEmitter
     public void emitRecord(
             LakeStreamRecord record, SourceOutput<RowData> output, LakeStreamSplitState state) {
         InternalRow row = record.row;
+        if (record.isLakeFinished()) {
+            state.lakeRecordEmitted(record.position);
+            state.lakeFinished();
+            return;
+        }
         if (record.fromLake) {
             state.lakeRecordEmitted(record.position);
             output.collect(toRowData(row, !lakeProjected));

@@ -88,6 +88,9 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
     private final Deque<LakeStreamSplit> lakeQueue = new ArrayDeque<>();
     private final Map<PartitionBucket, String> logSplits = new HashMap<>();
 
+    /** Splits whose lake part is done and whose log is not subscribed yet. */
+    private final List<LakeStreamSplit> toSubscribe = new ArrayList<>();
+
     @Nullable private StreamStore store;
     @Nullable private FencedStreamReader log;
 
@@ -153,10 +156,21 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
         if (current != null) {
             return fetchLake();
         }
+        subscribePending();
         if (!logSplits.isEmpty()) {
             return fetchLog();
         }
         return new RecordsBySplits.Builder<LakeStreamRecord>().build();
+    }
+
+    /** Subscribes the logs of the splits whose lake part is done. */
+    private void subscribePending() {
+        for (LakeStreamSplit split : toSubscribe) {
+            log().subscribe(split.partitionBucket(), split.nextLogOffset(), split.logStopOffset());
+            logSplits.put(split.partitionBucket(), split.splitId());
+            trackLag(split.partitionBucket(), split.nextLogOffset());
+        }
+        toSubscribe.clear();
     }
 
     private void startLake(LakeStreamSplit split) throws IOException {
@@ -222,12 +236,10 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
                     || (split.isBounded() && split.nextLogOffset() >= split.logStopOffset())) {
                 batch.addFinishedSplit(splitId);
             } else {
-                log().subscribe(
-                                split.partitionBucket(),
-                                split.nextLogOffset(),
-                                split.logStopOffset());
-                logSplits.put(split.partitionBucket(), splitId);
-                trackLag(split.partitionBucket(), split.nextLogOffset());
+                // the split's state drops its lake part at the next checkpoint, so a restore
+                // goes straight to the log; the log is subscribed at the next fetch
+                batch.add(splitId, LakeStreamRecord.lakeFinished(currentEmitted));
+                toSubscribe.add(split);
             }
         }
         return batch.build();

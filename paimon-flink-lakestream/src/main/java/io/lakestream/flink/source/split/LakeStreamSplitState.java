@@ -20,6 +20,8 @@ package io.lakestream.flink.source.split;
 
 import org.apache.flink.annotation.Internal;
 
+import java.util.Collections;
+
 /** The mutable progress of a {@link LakeStreamSplit} while a reader reads it. */
 @Internal
 public final class LakeStreamSplitState {
@@ -47,6 +49,7 @@ public final class LakeStreamSplitState {
         nextLogOffset = offset + 1;
     }
 
+    /** The split's lake part was read to its end. */
     public void lakeFinished() {
         lakeFinished = true;
     }
@@ -56,9 +59,10 @@ public final class LakeStreamSplitState {
     }
 
     public LakeStreamSplit toSplit() {
+        // a finished lake part is never read again: its Paimon splits leave the checkpoint
         return new LakeStreamSplit(
                 split.partitionBucket(),
-                split.lakeSplits(),
+                lakeFinished ? Collections.emptyList() : split.lakeSplits(),
                 lakeRecordsEmitted,
                 lakeFinished,
                 nextLogOffset,

@@ -20,6 +20,7 @@ package io.lakestream.flink.source.reader;
 
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.LocalPaimonTables;
@@ -159,6 +160,63 @@ class LakeStreamSplitReaderTest {
             List<String> resumed = render(readToEnd(reader, lakeOnlySplit(table, 1_234)));
             assertThat(resumed).isEqualTo(all.subList(1_234, all.size()));
         }
+    }
+
+    /**
+     * When an unbounded split's lake part ends, the reader says so with a record of its own, before
+     * it touches the store, so that the split's state can drop its lake part.
+     */
+    @Test
+    void endOfTheLakePartIsReportedBeforeTheLogIsRead() throws Exception {
+        FileStoreTable table = createTable(false, 1_500, 2);
+        LakeStreamSplit split = unboundedSplit(table, lakeOnlySplit(table, 0).lakeSplits(), false);
+        try (LakeStreamSplitReader reader = reader(table)) {
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(split)));
+            List<LakeStreamRecord> records = new ArrayList<>();
+            while (records.isEmpty() || !records.get(records.size() - 1).isLakeFinished()) {
+                assertThat(records.size()).as("records before the end").isLessThan(3_001);
+                records.addAll(fetchOnce(reader));
+            }
+            assertThat(records).hasSize(3_001);
+            assertThat(records.get(3_000).position).isEqualTo(3_000);
+        }
+    }
+
+    /** A split restored after its lake part ended reads no lake row again. */
+    @Test
+    void restoredSplitWithAFinishedLakePartReadsNoLakeRow() throws Exception {
+        FileStoreTable table = createTable(false, 1_500, 2);
+        LakeStreamSplit restored = unboundedSplit(table, Collections.emptyList(), true);
+        try (LakeStreamSplitReader reader = reader(table)) {
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(restored)));
+            List<LakeStreamRecord> records = fetchOnce(reader);
+            assertThat(records).hasSize(1);
+            assertThat(records.get(0).isLakeFinished()).isTrue();
+        }
+    }
+
+    private static LakeStreamSplit unboundedSplit(
+            FileStoreTable table, List<DataSplit> lake, boolean lakeFinished) {
+        return new LakeStreamSplit(
+                PartitionBucket.ofUnpartitioned(0),
+                lake,
+                lakeFinished ? 3_000 : 0,
+                lakeFinished,
+                42,
+                StreamReader.NO_STOP_OFFSET);
+    }
+
+    private static List<LakeStreamRecord> fetchOnce(LakeStreamSplitReader reader) throws Exception {
+        List<LakeStreamRecord> records = new ArrayList<>();
+        RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
+        for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
+            for (LakeStreamRecord r = batch.nextRecordFromSplit();
+                    r != null;
+                    r = batch.nextRecordFromSplit()) {
+                records.add(r);
+            }
+        }
+        return records;
     }
 
     /** A bounded primary-key read merges by key and returns the table's rows as inserts. */

@@ -138,8 +138,30 @@ class LakeStreamSplitSerializerTest {
         state.lakeRecordEmitted(6);
         assertThat(state.toSplit().lakeRecordsEmitted()).isEqualTo(6);
         assertThat(state.toSplit().lakeFinished()).isFalse();
+        assertThat(state.toSplit().lakeSplits()).hasSize(1);
         state.logRecordPassed(44);
         assertThat(state.toSplit().lakeFinished()).isTrue();
         assertThat(state.toSplit().nextLogOffset()).isEqualTo(45);
+        // a finished lake part is never read again: its Paimon splits leave the checkpoint
+        assertThat(state.toSplit().lakeSplits()).isEmpty();
+    }
+
+    @Test
+    void endOfTheLakePartDropsTheLakeSplitsBeforeAnyLogRecord() {
+        LakeStreamSplit split =
+                LakeStreamSplit.of(
+                        PartitionBucket.ofUnpartitioned(1),
+                        Collections.singletonList(dataSplit(BinaryRow.EMPTY_ROW, 1, "f")),
+                        40,
+                        StreamReader.NO_STOP_OFFSET);
+        LakeStreamSplitState state = new LakeStreamSplitState(split);
+        state.lakeRecordEmitted(10);
+        state.lakeFinished();
+
+        LakeStreamSplit checkpointed = state.toSplit();
+        assertThat(checkpointed.lakeFinished()).isTrue();
+        assertThat(checkpointed.lakeSplits()).isEmpty();
+        assertThat(checkpointed.nextLogOffset()).isEqualTo(40);
+        assertThat(checkpointed.lakeRecordsEmitted()).isEqualTo(10);
     }
 }
