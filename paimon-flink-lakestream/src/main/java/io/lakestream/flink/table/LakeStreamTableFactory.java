@@ -33,6 +33,7 @@ import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.LookupTableSource;
 
 import java.util.Map;
 
@@ -65,8 +66,15 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
                                 table.options()
                                         .getOrDefault(
                                                 FlinkConnectorOptions.SCAN_BOUNDED.key(), "false"));
+        // Paimon's own source of the same table serves lookup joins: it reads committed data
+        LookupTableSource committedLookup =
+                (LookupTableSource) super.createDynamicTableSource(context);
         return new LakeStreamTableSource(
-                context.getObjectIdentifier(), table, storeOptions(table), unbounded);
+                context.getObjectIdentifier(),
+                table,
+                storeOptions(table),
+                unbounded,
+                committedLookup);
     }
 
     @Override

@@ -35,6 +35,7 @@ import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
@@ -53,11 +54,15 @@ import java.util.Map;
  * {@code SELECT} from a table in lake-stream mode: the hybrid source. Streaming, an append table is
  * insert-only and a primary-key table a full changelog merged with its merge engine; batch, the
  * freshest union read, insert-only. Filters go to the source (partition pruning and Paimon's file
- * skipping) and are applied again by the planner; top-level projections are pushed down.
+ * skipping) and are applied again by the planner; top-level projections are pushed down. Lookup
+ * joins go to Paimon's own source of the table, which reads committed data.
  */
 @Internal
 public class LakeStreamTableSource
-        implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown {
+        implements ScanTableSource,
+                LookupTableSource,
+                SupportsProjectionPushDown,
+                SupportsFilterPushDown {
 
     private final ObjectIdentifier identifier;
     private final FileStoreTable table;
@@ -66,15 +71,23 @@ public class LakeStreamTableSource
     @Nullable private int[] projection;
     @Nullable private Predicate filter;
 
+    /**
+     * Paimon's own source of the table, which serves lookup joins from committed data. It gets the
+     * same projection and filters as this source.
+     */
+    private final LookupTableSource committedLookup;
+
     LakeStreamTableSource(
             ObjectIdentifier identifier,
             FileStoreTable table,
             Map<String, String> storeOptions,
-            boolean unbounded) {
+            boolean unbounded,
+            LookupTableSource committedLookup) {
         this.identifier = identifier;
         this.table = table;
         this.storeOptions = storeOptions;
         this.unbounded = unbounded;
+        this.committedLookup = committedLookup;
     }
 
     @Override
@@ -127,6 +140,16 @@ public class LakeStreamTableSource
         };
     }
 
+    /**
+     * A lookup join reads what Paimon's own lookup reads: the committed data of the latest
+     * snapshot, refreshed as Paimon refreshes it ({@code lookup.*} options). The store's
+     * uncommitted records are not looked up.
+     */
+    @Override
+    public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
+        return committedLookup.getLookupRuntimeProvider(context);
+    }
+
     @Override
     public boolean supportsNestedProjection() {
         return false;
@@ -139,6 +162,8 @@ public class LakeStreamTableSource
             top[i] = projectedFields[i][0];
         }
         this.projection = top;
+        ((SupportsProjectionPushDown) committedLookup)
+                .applyProjection(projectedFields, producedDataType);
     }
 
     @Override
@@ -150,6 +175,7 @@ public class LakeStreamTableSource
                     .ifPresent(converted::add);
         }
         this.filter = converted.isEmpty() ? null : PredicateBuilder.and(converted);
+        ((SupportsFilterPushDown) committedLookup).applyFilters(filters);
         // the source prunes and skips with them; the planner still applies every one
         return Result.of(new ArrayList<>(), filters);
     }
@@ -157,7 +183,12 @@ public class LakeStreamTableSource
     @Override
     public DynamicTableSource copy() {
         LakeStreamTableSource copy =
-                new LakeStreamTableSource(identifier, table, storeOptions, unbounded);
+                new LakeStreamTableSource(
+                        identifier,
+                        table,
+                        storeOptions,
+                        unbounded,
+                        (LookupTableSource) committedLookup.copy());
         copy.projection = projection;
         copy.filter = filter;
         return copy;
