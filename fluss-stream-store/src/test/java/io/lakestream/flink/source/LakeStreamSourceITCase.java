@@ -303,7 +303,15 @@ class LakeStreamSourceITCase {
     @ParameterizedTest
     @EnumSource(
             value = Kind.class,
-            names = {"DEDUPLICATE", "SEQUENCE_FIELD", "PARTIAL_UPDATE", "AGGREGATION", "FIRST_ROW"})
+            names = {
+                "DEDUPLICATE",
+                "SEQUENCE_FIELD",
+                "PARTIAL_UPDATE",
+                "AGGREGATION",
+                "FIRST_ROW",
+                "CHANGELOG_LOOKUP",
+                "UNPARTITIONED_DEDUPLICATE"
+            })
     void anUnboundedChangelogEndsInPaimonsState(Kind kind) throws Exception {
         String name = "changelog_" + kind.name().toLowerCase();
         FileStoreTable table = tables.createTable(name, kind);

@@ -114,22 +114,44 @@ final class SourceTestTables implements AutoCloseable {
                         "sum",
                         "fields.name.aggregate-function",
                         "last_non_null_value")),
-        FIRST_ROW(Map.of("merge-engine", "first-row"));
+        FIRST_ROW(Map.of("merge-engine", "first-row")),
+        // the changelog producers change what Paimon writes besides the data files; a union read
+        // of the table's rows must not depend on them
+        CHANGELOG_INPUT(Map.of("changelog-producer", "input"), DEDUPLICATE, true),
+        CHANGELOG_LOOKUP(Map.of("changelog-producer", "lookup"), DEDUPLICATE, true),
+        CHANGELOG_FULL_COMPACTION(
+                Map.of("changelog-producer", "full-compaction"), DEDUPLICATE, true),
+        UNPARTITIONED_APPEND(Map.of("bucket-key", "id"), APPEND, false),
+        UNPARTITIONED_DEDUPLICATE(Map.of(), DEDUPLICATE, false);
 
         final Map<String, String> options;
 
+        /** The kind whose changes {@link #laterRows} writes to a table of this kind. */
+        private final Kind changes;
+
+        /** Whether the table is partitioned by {@code dt}. */
+        final boolean partitioned;
+
         Kind(Map<String, String> options) {
             this.options = options;
+            this.changes = this;
+            this.partitioned = true;
+        }
+
+        Kind(Map<String, String> options, Kind changes, boolean partitioned) {
+            this.options = options;
+            this.changes = changes;
+            this.partitioned = partitioned;
         }
 
         boolean primaryKey() {
-            return this != APPEND;
+            return changes != APPEND;
         }
     }
 
     /**
-     * An enabled table partitioned by an INT column {@code dt}, which is also the first field of
-     * the primary key {@code (dt, id)}.
+     * An enabled table partitioned by an INT column {@code dt} (unless the kind says otherwise),
+     * which is also the first field of the primary key {@code (dt, id)}.
      */
     FileStoreTable createTable(String name, Kind kind) throws Exception {
         Identifier identifier = Identifier.create(database, name);
@@ -139,10 +161,12 @@ final class SourceTestTables implements AutoCloseable {
                         .column("id", DataTypes.INT().notNull())
                         .column("v", DataTypes.BIGINT())
                         .column("name", DataTypes.STRING())
-                        .partitionKeys("dt")
                         .option("bucket", "2")
                         .option(LakeStreamOptions.ENABLED.key(), "true")
                         .options(kind.options);
+        if (kind.partitioned) {
+            schema.partitionKeys("dt");
+        }
         if (kind.primaryKey()) {
             schema.primaryKey("dt", "id");
         }
@@ -177,7 +201,7 @@ final class SourceTestTables implements AutoCloseable {
         List<Row> rows = new ArrayList<>();
         for (int dt = 1; dt <= 3; dt++) {
             for (int id = 0; id < 100; id++) {
-                switch (kind) {
+                switch (kind.changes) {
                     case PARTIAL_UPDATE:
                         // a null leaves the committed value
                         rows.add(Row.ofKind(RowKind.INSERT, dt, id, 2000L + id, null));
@@ -197,7 +221,7 @@ final class SourceTestTables implements AutoCloseable {
             for (int id = 300; id < 350; id++) {
                 rows.add(Row.ofKind(RowKind.INSERT, dt, id, (long) id, null));
             }
-            if (kind == Kind.DEDUPLICATE) {
+            if (kind.changes == Kind.DEDUPLICATE) {
                 for (int id = 100; id < 120; id++) {
                     rows.add(Row.ofKind(RowKind.DELETE, dt, id, (long) id, "a" + id));
                 }
