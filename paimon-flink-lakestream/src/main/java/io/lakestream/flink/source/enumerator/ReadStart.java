@@ -288,8 +288,9 @@ public final class ReadStart {
     /**
      * Where the store holds every change committed after snapshot {@code snapshotId} (0: before the
      * first snapshot): its offsets; when it records none, offset 0 if nothing was committed after
-     * it, or the offsets of the next snapshot if that is the data-free commit that enabled the
-     * table. Otherwise Paimon alone committed changes after it that the store does not hold.
+     * it or if the next snapshot started the offsets chain (the offsets of that snapshot when it is
+     * the data-free commit that enabled the table). Otherwise Paimon alone committed changes after
+     * it that the store does not hold.
      */
     private static StreamOffsets logStartAfter(
             FileStoreTable table, long snapshotId, String chosenBy) {
@@ -312,10 +313,13 @@ public final class ReadStart {
             }
         }
         if (chainStart != null && chainStart == snapshotId + 1) {
+            // the next snapshot started the chain: the data-free commit that enabled the table
+            // (the store's changes start at its offsets), or the lake-stream sink's first commit,
+            // whose data the store holds from its first record
             Long delta = snapshots.snapshot(chainStart).deltaRecordCount();
-            if (delta != null && delta == 0) {
-                return SnapshotOffsets.ofSnapshot(table, chainStart).orElse(StreamOffsets.empty());
-            }
+            return delta != null && delta == 0
+                    ? SnapshotOffsets.ofSnapshot(table, chainStart).orElse(StreamOffsets.empty())
+                    : StreamOffsets.empty();
         }
         throw new IllegalArgumentException(
                 String.format(
