@@ -23,6 +23,7 @@ import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorState;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorStateSerializer;
 import io.lakestream.flink.source.enumerator.LakeStreamSplitEnumerator;
+import io.lakestream.flink.source.enumerator.ReadStart;
 import io.lakestream.flink.source.reader.LakeStreamSourceReader;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
@@ -206,14 +207,30 @@ public final class LakeStreamSource
             return this;
         }
 
-        /** Starts from this snapshot instead of the latest. */
+        /**
+         * Paimon's {@code scan.snapshot-id}: a bounded read returns exactly this snapshot's state;
+         * an unbounded one returns the changes of this snapshot and later ones, without the state
+         * before them ({@code scan.mode} {@code from-snapshot-full}: the state, then the changes).
+         */
         public Builder setStartingSnapshotId(long snapshotId) {
             return setOption(CoreOptions.SCAN_SNAPSHOT_ID.key(), String.valueOf(snapshotId));
         }
 
-        /** Starts from the latest snapshot at or before this time (epoch milliseconds). */
+        /**
+         * Paimon's {@code scan.timestamp-millis} (epoch milliseconds): a bounded read returns
+         * exactly the state of the latest snapshot committed at or before this time; an unbounded
+         * one returns the changes of the snapshots committed at or after it.
+         */
         public Builder setStartingTimestamp(long epochMillis) {
             return setOption(CoreOptions.SCAN_TIMESTAMP_MILLIS.key(), String.valueOf(epochMillis));
+        }
+
+        /**
+         * Paimon's {@code scan.tag-name}: a bounded read returns exactly the state of the tag's
+         * snapshot, also after Paimon expired it. As Paimon's, an unbounded read refuses it.
+         */
+        public Builder setStartingTag(String tagName) {
+            return setOption(CoreOptions.SCAN_TAG_NAME.key(), tagName);
         }
 
         /**
@@ -274,7 +291,13 @@ public final class LakeStreamSource
                             paimonOptions.put(k, v);
                         }
                     });
+            Map<String, String> scanOptions = new HashMap<>(table.options());
+            scanOptions.putAll(paimonOptions);
+            UnsupportedScanOptions.check(name, scanOptions, bounded);
             FileStoreTable read = paimonOptions.isEmpty() ? table : table.copy(paimonOptions);
+            // resolved again when the job plans; resolved here, a start that does not exist or
+            // cannot be followed fails the job's construction, not its enumerator
+            ReadStart.resolve(read, bounded);
             StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), read);
             return new LakeStreamSource(
                     read, streamTable(spec, merged), merged, bounded, filter, projection);

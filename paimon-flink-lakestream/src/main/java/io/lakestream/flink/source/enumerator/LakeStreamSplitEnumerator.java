@@ -120,11 +120,15 @@ public final class LakeStreamSplitEnumerator
             boolean readCommitted,
             long discoveryIntervalMillis,
             @Nullable LakeStreamEnumeratorState restored) {
-        LakeStreamSplitPlanner planner = new LakeStreamSplitPlanner(table, streamTable, filter);
+        LakeStreamSplitPlanner planner =
+                new LakeStreamSplitPlanner(table, streamTable, filter, bounded);
+        // a bounded read at a snapshot picked by time travel returns exactly its state, as Paimon
+        // does: nothing of the store, which it then never opens
+        boolean travelsInTime = bounded && ReadStart.travelsInTime(table.options());
         LakeStreamSplitPlanner.LogStop logStop = null;
         if (bounded) {
             logStop =
-                    lakeOnly || readCommitted
+                    lakeOnly || readCommitted || travelsInTime
                             ? LakeStreamSplitPlanner.LogStop.snapshotOffsets()
                             : null; // the store's ends, set once the store is open
         }
@@ -134,7 +138,7 @@ public final class LakeStreamSplitEnumerator
                 storeSupplier,
                 logStop,
                 bounded,
-                lakeOnly,
+                lakeOnly || travelsInTime,
                 discoveryIntervalMillis,
                 !bounded && !lakeOnly && readCommitted ? table : null,
                 restored);

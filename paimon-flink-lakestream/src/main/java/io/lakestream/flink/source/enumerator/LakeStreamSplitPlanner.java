@@ -19,7 +19,6 @@
 package io.lakestream.flink.source.enumerator;
 
 import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.store.OffsetPosition;
@@ -27,7 +26,6 @@ import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 
-import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.partition.PartitionPredicate;
@@ -55,12 +53,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Plans the splits of a read: picks the Paimon snapshot, plans its data splits with Paimon's own
- * scan (filter and partition pruning included), reads the snapshot's offsets map, and makes one
- * {@link LakeStreamSplit} per partition-bucket of the snapshot, of its offsets map and of the
- * stream store. A partition-bucket's log always starts at the offset the snapshot recorded for it,
- * whether or not the filter left lake splits for it: it never starts from the earliest offset
- * because a predicate pruned its lake part.
+ * Plans the splits of a read: picks where it starts ({@link ReadStart}: the Paimon snapshot, its
+ * state or only the changes after it, and the log offsets), plans the snapshot's data splits with
+ * Paimon's own scan (filter and partition pruning included), and makes one {@link LakeStreamSplit}
+ * per partition-bucket of the snapshot, of its offsets map and of the stream store. A
+ * partition-bucket's log always starts at the offset the snapshot recorded for it, whether or not
+ * the filter left lake splits for it: it never starts from the earliest offset because a predicate
+ * pruned its lake part.
  */
 @Internal
 final class LakeStreamSplitPlanner {
@@ -82,10 +81,24 @@ final class LakeStreamSplitPlanner {
     private final StreamTable streamTable;
     @Nullable private final Predicate filter;
     @Nullable private final PartitionPredicate partitionFilter;
+    private final boolean bounded;
 
     LakeStreamSplitPlanner(
             FileStoreTable table, StreamTable streamTable, @Nullable Predicate filter) {
+        this(table, streamTable, filter, true);
+    }
+
+    /**
+     * @param bounded whether the read ends; it decides how Paimon's scan options pick the start
+     *     (see {@link ReadStart})
+     */
+    LakeStreamSplitPlanner(
+            FileStoreTable table,
+            StreamTable streamTable,
+            @Nullable Predicate filter,
+            boolean bounded) {
         this.table = table;
+        this.bounded = bounded;
         this.streamTable = streamTable;
         this.filter = filter;
         Predicate onPartitions =
@@ -130,15 +143,12 @@ final class LakeStreamSplitPlanner {
      *     snapshot's offsets and the store; null for an unbounded read
      */
     Plan plan(@Nullable StreamStore store, @Nullable LogStop logStop) {
-        Snapshot snapshot = startingSnapshot();
+        ReadStart readStart = ReadStart.resolve(table, bounded);
+        Snapshot snapshot = readStart.snapshot();
         Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
-        StreamOffsets offsets = StreamOffsets.empty();
-        if (snapshot != null) {
-            FileStoreTable at =
-                    table.copyWithoutTimeTravel(
-                            Collections.singletonMap(
-                                    CoreOptions.SCAN_SNAPSHOT_ID.key(),
-                                    String.valueOf(snapshot.id())));
+        StreamOffsets offsets = readStart.logOffsets();
+        if (snapshot != null && readStart.readsState()) {
+            FileStoreTable at = table.copyWithoutTimeTravel(readStart.scanOptions());
             ReadBuilder read = at.newReadBuilder();
             if (filter != null) {
                 read.withFilter(filter);
@@ -150,7 +160,6 @@ final class LakeStreamSplitPlanner {
                                 pb -> new ArrayList<>())
                         .add(data);
             }
-            offsets = SnapshotOffsets.ofSnapshot(table, snapshot).orElse(offsets);
         }
         Set<PartitionBucket> all = new LinkedHashSet<>(lake.keySet());
         for (PartitionBucket pb : offsets.asMap().keySet()) {
@@ -191,40 +200,6 @@ final class LakeStreamSplitPlanner {
             }
         }
         return result;
-    }
-
-    /**
-     * The snapshot the read starts from: Paimon's {@code scan.snapshot-id} or {@code
-     * scan.timestamp-millis} of the table's (dynamic) options, else the latest; null for a table
-     * without snapshots.
-     */
-    @Nullable
-    private Snapshot startingSnapshot() {
-        CoreOptions options = table.coreOptions();
-        Long id = options.scanSnapshotId();
-        if (id != null) {
-            if (!table.snapshotManager().snapshotExists(id)) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "Table %s has no snapshot %d ('%s').",
-                                table.fullName(), id, CoreOptions.SCAN_SNAPSHOT_ID.key()));
-            }
-            return table.snapshotManager().snapshot(id);
-        }
-        Long timestamp = options.scanTimestampMills();
-        if (timestamp != null) {
-            Snapshot snapshot = table.snapshotManager().earlierOrEqualTimeMills(timestamp);
-            if (snapshot == null) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "Table %s has no snapshot at or before %d ('%s').",
-                                table.fullName(),
-                                timestamp,
-                                CoreOptions.SCAN_TIMESTAMP_MILLIS.key()));
-            }
-            return snapshot;
-        }
-        return table.snapshotManager().latestSnapshot();
     }
 
     /** Where the log of each partition-bucket of a bounded read stops. */

@@ -21,11 +21,13 @@ package io.lakestream.flink.source.enumerator;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.LocalPaimonTables;
 
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
@@ -40,9 +42,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -224,5 +228,120 @@ class LakeStreamSplitEnumeratorTest {
             splits.values().forEach(s -> starts.add(s.nextLogOffset()));
             assertThat(starts).containsExactlyInAnyOrder(5L, 9L);
         }
+    }
+
+    /** A store that lists the given partitions and supports nothing else. */
+    private static StreamStore listingStore(List<BinaryRow> partitions) {
+        return (StreamStore)
+                java.lang.reflect.Proxy.newProxyInstance(
+                        StreamStore.class.getClassLoader(),
+                        new Class<?>[] {StreamStore.class},
+                        (proxy, method, args) -> {
+                            switch (method.getName()) {
+                                case "listPartitions":
+                                    return partitions;
+                                case "close":
+                                    return null;
+                                default:
+                                    throw new UnsupportedOperationException(method.getName());
+                            }
+                        });
+    }
+
+    /** The splits that {@code LakeStreamSplitEnumerator.create} plans with these options. */
+    private Map<PartitionBucket, LakeStreamSplit> plan(
+            boolean bounded, Supplier<StreamStore> store, String... keyValues) throws Throwable {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            options.put(keyValues[i], keyValues[i + 1]);
+        }
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                new MockSplitEnumeratorContext<>(1)) {
+            context.registerReader(new ReaderInfo(0, "localhost"));
+            LakeStreamSplitEnumerator enumerator =
+                    LakeStreamSplitEnumerator.create(
+                            context,
+                            table.copy(options),
+                            streamTable,
+                            null,
+                            store,
+                            bounded,
+                            false,
+                            false,
+                            1_000,
+                            null);
+            enumerator.start();
+            context.runNextOneTimeCallable();
+            return assigned(context, new HashMap<>());
+        }
+    }
+
+    private static long lakeRows(LakeStreamSplit split) {
+        return split.lakeSplits().stream().mapToLong(d -> d.rowCount()).sum();
+    }
+
+    /**
+     * Snapshot 1 with rows 1 to 4 (offsets 7 and 3), snapshot 2 with row 5 (offsets 8 and 3),
+     * snapshot 3 with row 6 (offsets 9 and 5).
+     */
+    private void threeSnapshots() throws Exception {
+        commitWithOffsets(offsets(7, 3), 1, 2, 3, 4);
+        commitWithOffsets(offsets(8, 3), 5);
+        commitWithOffsets(offsets(9, 5), 6);
+    }
+
+    /**
+     * A bounded read at a snapshot picked by time travel returns exactly that snapshot: its lake
+     * splits, and logs that stop where they start, at its own offsets; the store is never opened.
+     */
+    @Test
+    void boundedTimeTravelPlansExactlyTheSnapshot() throws Throwable {
+        threeSnapshots();
+        Supplier<StreamStore> noStore =
+                () -> {
+                    throw new AssertionError("an exact read of a snapshot opens no store");
+                };
+        Map<PartitionBucket, LakeStreamSplit> splits = plan(true, noStore, "scan.snapshot-id", "2");
+        assertThat(splits).hasSize(BUCKETS);
+        assertThat(splits.values().stream().mapToLong(s -> lakeRows(s)).sum()).isEqualTo(5);
+        assertThat(splits.get(PartitionBucket.ofUnpartitioned(0)).nextLogOffset()).isEqualTo(8);
+        assertThat(splits.get(PartitionBucket.ofUnpartitioned(1)).nextLogOffset()).isEqualTo(3);
+        splits.values().forEach(s -> assertThat(s.logStopOffset()).isEqualTo(s.nextLogOffset()));
+
+        table.createTag("first", 1);
+        splits = plan(true, noStore, "scan.tag-name", "first");
+        assertThat(splits.values().stream().mapToLong(s -> lakeRows(s)).sum()).isEqualTo(4);
+        assertThat(splits.get(PartitionBucket.ofUnpartitioned(0)).nextLogOffset()).isEqualTo(7);
+        splits.values().forEach(s -> assertThat(s.logStopOffset()).isEqualTo(s.nextLogOffset()));
+    }
+
+    /**
+     * An unbounded {@code from-snapshot} read plans no lake part and starts each log at the offsets
+     * of the snapshot before the first change it returns; {@code from-snapshot-full} plans the
+     * snapshot's lake part and starts the logs at its offsets. Neither stops.
+     */
+    @Test
+    void unboundedReadsStartTheirLogsWherePaimonsChangesStart() throws Throwable {
+        threeSnapshots();
+        Supplier<StreamStore> store = () -> listingStore(Collections.emptyList());
+
+        Map<PartitionBucket, LakeStreamSplit> changes = plan(false, store, "scan.snapshot-id", "3");
+        assertThat(changes).hasSize(BUCKETS);
+        changes.values().forEach(s -> assertThat(s.lakeSplits()).isEmpty());
+        assertThat(changes.get(PartitionBucket.ofUnpartitioned(0)).nextLogOffset()).isEqualTo(8);
+        assertThat(changes.get(PartitionBucket.ofUnpartitioned(1)).nextLogOffset()).isEqualTo(3);
+        changes.values().forEach(s -> assertThat(s.isBounded()).isFalse());
+
+        Map<PartitionBucket, LakeStreamSplit> latest = plan(false, store, "scan.mode", "latest");
+        latest.values().forEach(s -> assertThat(s.lakeSplits()).isEmpty());
+        assertThat(latest.get(PartitionBucket.ofUnpartitioned(0)).nextLogOffset()).isEqualTo(9);
+        assertThat(latest.get(PartitionBucket.ofUnpartitioned(1)).nextLogOffset()).isEqualTo(5);
+
+        Map<PartitionBucket, LakeStreamSplit> full =
+                plan(false, store, "scan.mode", "from-snapshot-full", "scan.snapshot-id", "2");
+        assertThat(full.values().stream().mapToLong(s -> lakeRows(s)).sum()).isEqualTo(5);
+        assertThat(full.get(PartitionBucket.ofUnpartitioned(0)).nextLogOffset()).isEqualTo(8);
+        assertThat(full.get(PartitionBucket.ofUnpartitioned(1)).nextLogOffset()).isEqualTo(3);
+        full.values().forEach(s -> assertThat(s.isBounded()).isFalse());
     }
 }

@@ -1,0 +1,413 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.enumerator;
+
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.CoreOptions.StartupMode;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.options.ConfigOption;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.snapshot.TimeTravelUtil;
+import org.apache.paimon.utils.SnapshotManager;
+
+import org.apache.flink.annotation.Internal;
+
+import javax.annotation.Nullable;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where a read of a lake-stream table starts, resolved from Paimon's scan options the way Paimon
+ * 1.3.1's own starting scanners resolve them (see {@code AbstractDataTableScan
+ * #createStartingScanner}): the snapshot, whether its state is read (the lake part) or only the
+ * changes after it, where each partition-bucket's log starts, and whether the log stops at the
+ * snapshot's own offsets.
+ *
+ * <ul>
+ *   <li>Bounded with {@code scan.snapshot-id}, {@code scan.timestamp-millis}, {@code
+ *       scan.timestamp}, {@code scan.tag-name}, {@code scan.watermark} or {@code scan.version}:
+ *       exactly that snapshot's state, as Paimon's time travel picks it; nothing from the store.
+ *   <li>Bounded otherwise: the latest snapshot, and the store from its offsets (the freshest read).
+ *   <li>Unbounded {@code latest-full} (the default) and {@code from-snapshot-full}: the snapshot's
+ *       state, then the store from its offsets.
+ *   <li>Unbounded {@code latest}, {@code from-snapshot} and {@code from-timestamp}: no state, the
+ *       store from the offsets of the snapshot before the first delta Paimon would return.
+ * </ul>
+ *
+ * <p>The changes after a snapshot are in the store from its offsets only if the snapshot records
+ * offsets, or if nothing Paimon committed after it lies outside the store. An unbounded read from a
+ * snapshot taken before the table was enabled would miss what Paimon alone committed between it and
+ * the enablement: it is refused, naming the first snapshot the table can be followed from.
+ */
+@Internal
+public final class ReadStart {
+
+    /** The options of Paimon's time travel, which pick one snapshot. */
+    private static final List<ConfigOption<?>> TIME_TRAVEL =
+            Arrays.asList(
+                    CoreOptions.SCAN_SNAPSHOT_ID,
+                    CoreOptions.SCAN_TAG_NAME,
+                    CoreOptions.SCAN_WATERMARK,
+                    CoreOptions.SCAN_TIMESTAMP,
+                    CoreOptions.SCAN_TIMESTAMP_MILLIS,
+                    CoreOptions.SCAN_VERSION);
+
+    /** Every option that picks where Paimon's scan starts; the lake scan gets its own. */
+    private static final List<ConfigOption<?>> STARTING_OPTIONS =
+            Arrays.asList(
+                    CoreOptions.SCAN_MODE,
+                    CoreOptions.SCAN_SNAPSHOT_ID,
+                    CoreOptions.SCAN_TAG_NAME,
+                    CoreOptions.SCAN_WATERMARK,
+                    CoreOptions.SCAN_TIMESTAMP,
+                    CoreOptions.SCAN_TIMESTAMP_MILLIS,
+                    CoreOptions.SCAN_VERSION,
+                    CoreOptions.SCAN_FILE_CREATION_TIME_MILLIS,
+                    CoreOptions.SCAN_CREATION_TIME_MILLIS,
+                    CoreOptions.INCREMENTAL_BETWEEN,
+                    CoreOptions.INCREMENTAL_BETWEEN_TIMESTAMP,
+                    CoreOptions.INCREMENTAL_TO_AUTO_TAG);
+
+    @Nullable private final Snapshot snapshot;
+    private final boolean readsState;
+    private final boolean exact;
+    private final StreamOffsets logOffsets;
+    private final Map<String, String> scanOptions;
+
+    private ReadStart(
+            @Nullable Snapshot snapshot,
+            boolean readsState,
+            boolean exact,
+            StreamOffsets logOffsets,
+            Map<String, String> scanOptions) {
+        this.snapshot = snapshot;
+        this.readsState = readsState;
+        this.exact = exact;
+        this.logOffsets = logOffsets;
+        this.scanOptions = scanOptions;
+    }
+
+    /**
+     * Whether a bounded read with these table options returns one snapshot's state exactly: one of
+     * Paimon's time travel options is set.
+     */
+    public static boolean travelsInTime(Map<String, String> tableOptions) {
+        for (ConfigOption<?> option : TIME_TRAVEL) {
+            if (tableOptions.containsKey(option.key())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Resolves the start of a read of {@code table} from its (dynamic) options.
+     *
+     * @throws IllegalArgumentException naming the table and the option when the start does not
+     *     exist or the changes after it are not all in the store
+     */
+    public static ReadStart resolve(FileStoreTable table, boolean bounded) {
+        if (bounded) {
+            return travelsInTime(table.options())
+                    ? snapshotState(table)
+                    : full(table, table.snapshotManager().latestSnapshot(), "the latest snapshot");
+        }
+        CoreOptions options = table.coreOptions();
+        SnapshotManager snapshots = table.snapshotManager();
+        StartupMode mode = options.startupMode();
+        switch (mode) {
+            case LATEST_FULL:
+                return full(table, snapshots.latestSnapshot(), "the latest snapshot");
+            case LATEST:
+                return changesAfter(
+                        table, snapshots.latestSnapshotId(), option(CoreOptions.SCAN_MODE, mode));
+            case FROM_TIMESTAMP:
+                {
+                    Long millis = TimeTravelUtil.scanTimestampMills(options.toConfiguration());
+                    // strictly earlier: a snapshot committed at the time is a change to read
+                    Long before =
+                            TimeTravelUtil.earlierThanTimeMills(
+                                    snapshots,
+                                    table.changelogManager(),
+                                    millis,
+                                    options.changelogLifecycleDecoupled(),
+                                    false);
+                    return changesAfter(table, before, timestampOption(table));
+                }
+            case FROM_SNAPSHOT:
+                if (options.scanSnapshotId() == null) {
+                    throw new IllegalArgumentException(
+                            String.format(
+                                    "Table %s: an unbounded read starts from '%s' only, as "
+                                            + "Paimon's streaming read does; read a tag or a "
+                                            + "watermark bounded.",
+                                    table.fullName(), CoreOptions.SCAN_SNAPSHOT_ID.key()));
+                }
+                return changesFrom(table, options.scanSnapshotId());
+            case FROM_SNAPSHOT_FULL:
+                return fullFrom(table, options.scanSnapshotId());
+            default:
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s: '%s' = '%s' is not supported by lake-stream reads.",
+                                table.fullName(), CoreOptions.SCAN_MODE.key(), mode));
+        }
+    }
+
+    /** Bounded time travel: exactly the snapshot Paimon's time travel picks, nothing stored. */
+    private static ReadStart snapshotState(FileStoreTable table) {
+        // a copy: resolving 'scan.version' rewrites it into the option it stands for
+        Options options = Options.fromMap(table.options());
+        Snapshot snapshot;
+        try {
+            snapshot =
+                    TimeTravelUtil.tryTravelToSnapshot(
+                                    options, table.snapshotManager(), table.tagManager())
+                            .orElseThrow(IllegalStateException::new);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s: cannot read the snapshot that %s picks: %s",
+                            table.fullName(), timeTravelOptions(table), e.getMessage()),
+                    e);
+        }
+        String tag = options.get(CoreOptions.SCAN_TAG_NAME);
+        // a tag keeps its snapshot after Paimon expired it: its offsets come with it
+        StreamOffsets offsets =
+                SnapshotOffsets.ofSnapshot(table, snapshot).orElse(StreamOffsets.empty());
+        return new ReadStart(
+                snapshot,
+                true,
+                true,
+                offsets,
+                tag != null
+                        ? scanOptions(CoreOptions.SCAN_TAG_NAME, tag)
+                        : scanOptions(CoreOptions.SCAN_SNAPSHOT_ID, String.valueOf(snapshot.id())));
+    }
+
+    /** Unbounded {@code from-snapshot-full}: snapshot max(id, earliest), then its changes. */
+    private static ReadStart fullFrom(FileStoreTable table, long snapshotId) {
+        SnapshotManager snapshots = table.snapshotManager();
+        Long earliest = snapshots.earliestSnapshotId();
+        long id = earliest == null ? snapshotId : Math.max(snapshotId, earliest);
+        if (!snapshots.snapshotExists(id)) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s has no snapshot %d (%s); its latest snapshot is %s.",
+                            table.fullName(),
+                            id,
+                            option(CoreOptions.SCAN_SNAPSHOT_ID, snapshotId),
+                            snapshots.latestSnapshotId()));
+        }
+        return full(
+                table, snapshots.snapshot(id), option(CoreOptions.SCAN_SNAPSHOT_ID, snapshotId));
+    }
+
+    /**
+     * Unbounded {@code from-snapshot}: the changes of snapshot max(id, earliest) and later, as
+     * Paimon's {@code ContinuousFromSnapshotStartingScanner} returns them.
+     */
+    private static ReadStart changesFrom(FileStoreTable table, long snapshotId) {
+        SnapshotManager snapshots = table.snapshotManager();
+        boolean decoupled = table.coreOptions().changelogLifecycleDecoupled();
+        Long earliestChangelog =
+                decoupled ? table.changelogManager().earliestLongLivedChangelogId() : null;
+        Long earliest =
+                earliestChangelog != null ? earliestChangelog : snapshots.earliestSnapshotId();
+        Long latest = snapshots.latestSnapshotId();
+        String chosenBy = option(CoreOptions.SCAN_SNAPSHOT_ID, snapshotId);
+        long first = earliest == null ? snapshotId : Math.max(snapshotId, earliest);
+        long before = first - 1;
+        if (before > (latest == null ? 0 : latest)) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s: snapshot %d (%s) is not committed yet, so where its changes "
+                                    + "start in the stream store is unknown; the latest snapshot "
+                                    + "is %s. Start at snapshot %d at most.",
+                            table.fullName(),
+                            before,
+                            chosenBy,
+                            latest,
+                            (latest == null ? 0 : latest) + 1));
+        }
+        return changesAfter(table, before < 1 ? null : before, chosenBy);
+    }
+
+    /** The state of {@code snapshot} (none for a table without snapshots), then its changes. */
+    private static ReadStart full(
+            FileStoreTable table, @Nullable Snapshot snapshot, String chosenBy) {
+        if (snapshot == null) {
+            return new ReadStart(null, false, false, StreamOffsets.empty(), new HashMap<>());
+        }
+        return new ReadStart(
+                snapshot,
+                true,
+                false,
+                logStartAfter(table, snapshot.id(), chosenBy),
+                scanOptions(CoreOptions.SCAN_SNAPSHOT_ID, String.valueOf(snapshot.id())));
+    }
+
+    /** No state: the changes after snapshot {@code before} (all changes when null). */
+    private static ReadStart changesAfter(
+            FileStoreTable table, @Nullable Long before, String chosenBy) {
+        StreamOffsets offsets =
+                before == null
+                        ? logStartAfter(table, 0, chosenBy)
+                        : logStartAfter(table, before, chosenBy);
+        Snapshot snapshot =
+                before != null && table.snapshotManager().snapshotExists(before)
+                        ? table.snapshotManager().snapshot(before)
+                        : null;
+        return new ReadStart(snapshot, false, false, offsets, new HashMap<>());
+    }
+
+    /**
+     * Where the store holds every change committed after snapshot {@code snapshotId} (0: before the
+     * first snapshot): its offsets; when it records none, offset 0 if nothing was committed after
+     * it or if the next snapshot started the offsets chain (the offsets of that snapshot when it is
+     * the data-free commit that enabled the table). Otherwise Paimon alone committed changes after
+     * it that the store does not hold.
+     */
+    private static StreamOffsets logStartAfter(
+            FileStoreTable table, long snapshotId, String chosenBy) {
+        if (snapshotId >= 1) {
+            Optional<StreamOffsets> own = SnapshotOffsets.ofSnapshot(table, snapshotId);
+            if (own.isPresent()) {
+                return own.get();
+            }
+        }
+        SnapshotManager snapshots = table.snapshotManager();
+        Long latest = snapshots.latestSnapshotId();
+        if (latest == null || snapshotId >= latest) {
+            return StreamOffsets.empty();
+        }
+        Long chainStart = null;
+        for (long id = snapshotId + 1; id <= latest && chainStart == null; id++) {
+            if (snapshots.snapshotExists(id)
+                    && SnapshotOffsets.ownOffsetsFile(snapshots.snapshot(id)).isPresent()) {
+                chainStart = id;
+            }
+        }
+        if (chainStart != null && chainStart == snapshotId + 1) {
+            // the next snapshot started the chain: the data-free commit that enabled the table
+            // (the store's changes start at its offsets), or the lake-stream sink's first commit,
+            // whose data the store holds from its first record
+            Long delta = snapshots.snapshot(chainStart).deltaRecordCount();
+            return delta != null && delta == 0
+                    ? SnapshotOffsets.ofSnapshot(table, chainStart).orElse(StreamOffsets.empty())
+                    : StreamOffsets.empty();
+        }
+        throw new IllegalArgumentException(
+                String.format(
+                        "Table %s cannot be followed from %s (%s): lake-stream mode records no "
+                                + "stream offsets up to it, and what Paimon committed after it "
+                                + "without lake-stream mode is not in the stream store. %s",
+                        table.fullName(),
+                        snapshotId < 1 ? "its first snapshot" : "snapshot " + snapshotId,
+                        chosenBy,
+                        chainStart == null
+                                ? "No snapshot records stream offsets yet; read it bounded, or "
+                                        + "enable lake-stream mode again to record them."
+                                : String.format(
+                                        "The first snapshot it can be followed from is %d "
+                                                + "('%s' = '%s', '%s' = '%d'); read earlier "
+                                                + "snapshots bounded.",
+                                        chainStart,
+                                        CoreOptions.SCAN_MODE.key(),
+                                        StartupMode.FROM_SNAPSHOT_FULL,
+                                        CoreOptions.SCAN_SNAPSHOT_ID.key(),
+                                        chainStart)));
+    }
+
+    /** Options of the lake scan: the one that picks the snapshot, every other starting one off. */
+    private static Map<String, String> scanOptions(ConfigOption<?> option, String value) {
+        Map<String, String> options = new HashMap<>();
+        for (ConfigOption<?> starting : STARTING_OPTIONS) {
+            options.put(starting.key(), null); // a null dynamic option removes the table's
+        }
+        options.put(option.key(), value);
+        return options;
+    }
+
+    private static String option(ConfigOption<?> option, Object value) {
+        return String.format("'%s' = '%s'", option.key(), value);
+    }
+
+    private static String timestampOption(FileStoreTable table) {
+        Map<String, String> options = table.options();
+        ConfigOption<?> set =
+                options.containsKey(CoreOptions.SCAN_TIMESTAMP_MILLIS.key())
+                        ? CoreOptions.SCAN_TIMESTAMP_MILLIS
+                        : CoreOptions.SCAN_TIMESTAMP;
+        return option(set, options.get(set.key()));
+    }
+
+    private static String timeTravelOptions(FileStoreTable table) {
+        StringBuilder described = new StringBuilder();
+        for (ConfigOption<?> option : TIME_TRAVEL) {
+            String value = table.options().get(option.key());
+            if (value != null) {
+                described.append(described.length() == 0 ? "" : ", ").append(option(option, value));
+            }
+        }
+        return described.toString();
+    }
+
+    /**
+     * The snapshot whose state the read returns, or after whose changes it starts; null when the
+     * read starts before the first snapshot.
+     */
+    @Nullable
+    public Snapshot snapshot() {
+        return snapshot;
+    }
+
+    /** Whether the read returns the snapshot's state (its lake part) before the changes. */
+    public boolean readsState() {
+        return readsState;
+    }
+
+    /**
+     * Whether a bounded read returns exactly the snapshot's state: its logs stop at its offsets.
+     */
+    public boolean exact() {
+        return exact;
+    }
+
+    /** Where each partition-bucket's log starts; absent ones start at 0. */
+    public StreamOffsets logOffsets() {
+        return logOffsets;
+    }
+
+    /**
+     * The dynamic options with which Paimon's batch scan plans the snapshot's state: its id (or
+     * tag), every other starting option removed.
+     */
+    public Map<String, String> scanOptions() {
+        return scanOptions;
+    }
+}

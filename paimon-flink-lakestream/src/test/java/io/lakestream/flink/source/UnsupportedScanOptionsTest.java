@@ -1,0 +1,123 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Every Paimon scan option a lake-stream read does not implement is refused, by name and value. */
+class UnsupportedScanOptionsTest {
+
+    private static Map<String, String> options(String key, String value) {
+        Map<String, String> options = new HashMap<>();
+        options.put(key, value);
+        return options;
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "scan.mode, compacted-full",
+        "scan.mode, from-file-creation-time",
+        "scan.mode, from-creation-timestamp",
+        "scan.mode, incremental",
+        "log.scan, incremental",
+        "consumer-id, my-consumer",
+        "scan.file-creation-time-millis, 1000",
+        "scan.creation-time-millis, 1000",
+        "scan.bounded.watermark, 1000",
+        "incremental-between, '1,3'",
+        "incremental-between-timestamp, '1000,2000'",
+        "incremental-to-auto-tag, 2024-01-02",
+        "stream-scan-mode, file-monitor",
+    })
+    void refusedInEveryRead(String key, String value) {
+        for (boolean bounded : new boolean[] {true, false}) {
+            assertThatThrownBy(
+                            () ->
+                                    UnsupportedScanOptions.check(
+                                            "db.t", options(key, value), bounded))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("db.t")
+                    .hasMessageContaining("= '" + value + "'")
+                    .hasMessageContaining("is not supported by lake-stream reads");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "scan.tag-name, my-tag",
+        "scan.watermark, 1000",
+        "scan.version, 3",
+        "streaming-read-overwrite, true",
+        "streaming-read-append-overwrite, true",
+        "streaming.read.snapshot.delay, 1 min",
+        "streaming-read-mode, log",
+    })
+    void refusedInUnboundedReads(String key, String value) {
+        assertThatThrownBy(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("'" + key + "'")
+                .hasMessageContaining("is not supported by lake-stream reads");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "scan.tag-name, my-tag",
+        "scan.watermark, 1000",
+        "scan.version, 3",
+        "scan.snapshot-id, 3",
+        "scan.timestamp-millis, 1000",
+        "scan.timestamp, 2024-01-02 00:00:00",
+        "scan.mode, from-snapshot-full",
+        "scan.mode, latest",
+        "streaming-read-overwrite, true",
+    })
+    void acceptedInBoundedReads(String key, String value) {
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), true))
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void theModesOfUnboundedReadsAreAccepted() {
+        for (String mode :
+                new String[] {
+                    "default",
+                    "latest-full",
+                    "full",
+                    "latest",
+                    "from-snapshot",
+                    "from-snapshot-full",
+                    "from-timestamp"
+                }) {
+            assertThatCode(
+                            () ->
+                                    UnsupportedScanOptions.check(
+                                            "db.t", options("scan.mode", mode), false))
+                    .doesNotThrowAnyException();
+        }
+    }
+}

@@ -1,0 +1,308 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.enumerator;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.offsets.StreamOffsetsUnknownException;
+import io.lakestream.flink.testutils.LocalPaimonTables;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.types.DataTypes;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link ReadStart} on a real Paimon table whose history is: snapshots 1 and 2 written by Paimon
+ * alone, 3 the data-free commit that enabled lake-stream mode (offset 0), 4 and 5 commits of the
+ * lake-stream sink (offsets 5 and 9), 6 another writer's commit (inherits 9). Each mode starts
+ * where Paimon's own starting scanner starts, and the logs start at the offsets of the snapshot
+ * before the first change the read returns.
+ */
+class ReadStartTest {
+
+    @TempDir java.nio.file.Path warehouse;
+
+    private FileStoreTable table;
+    private final Map<Long, Long> times = new HashMap<>();
+
+    @BeforeEach
+    void createHistory() throws Exception {
+        table =
+                LocalPaimonTables.create(
+                        warehouse,
+                        "t",
+                        Schema.newBuilder()
+                                .column("id", DataTypes.INT())
+                                .option("bucket", "1")
+                                .option("bucket-key", "id")
+                                .build());
+        commitWithoutOffsets(1);
+        commitWithoutOffsets(2);
+        commitWithOffsets(0, 3);
+        commitWithOffsets(5, 4, 1, 2);
+        commitWithOffsets(9, 5, 3);
+        commitWithoutOffsets(6);
+    }
+
+    private void commitWithoutOffsets(long expectedId) throws Exception {
+        // without compaction, whose commit would be one more snapshot
+        LocalPaimonTables.commitWithoutOffsets(
+                table.copy(Collections.singletonMap("write-only", "true")),
+                Collections.singletonList(GenericRow.of((int) expectedId)));
+        recordTime(expectedId);
+    }
+
+    private void commitWithOffsets(long offset, long expectedId, int... ids) throws Exception {
+        java.util.List<GenericRow> rows = new java.util.ArrayList<>();
+        for (int id : ids) {
+            rows.add(GenericRow.of(id));
+        }
+        LocalPaimonTables.commitWithOffsets(table, "lake", expectedId, offsets(offset), rows, true);
+        recordTime(expectedId);
+    }
+
+    private void recordTime(long expectedId) throws InterruptedException {
+        Snapshot latest = table.snapshotManager().latestSnapshot();
+        assertThat(latest.id()).isEqualTo(expectedId);
+        times.put(latest.id(), latest.timeMillis());
+        // distinct commit times, so that timestamps pick one snapshot each
+        Thread.sleep(5);
+    }
+
+    private static StreamOffsets offsets(long offset) {
+        Map<PartitionBucket, Long> map = new HashMap<>();
+        map.put(PartitionBucket.ofUnpartitioned(0), offset);
+        return StreamOffsets.of(map);
+    }
+
+    private ReadStart resolve(boolean bounded, String... keyValues) {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            options.put(keyValues[i], keyValues[i + 1]);
+        }
+        // as the source's builder does: Paimon's copy turns 'scan.version' into the option it means
+        return ReadStart.resolve(table.copy(options), bounded);
+    }
+
+    private static void assertStart(
+            ReadStart start, Long snapshot, boolean state, boolean exact, Long offset) {
+        assertThat(start.snapshot() == null ? null : start.snapshot().id())
+                .as("snapshot")
+                .isEqualTo(snapshot);
+        assertThat(start.readsState()).as("reads the snapshot's state").isEqualTo(state);
+        assertThat(start.exact()).as("exact").isEqualTo(exact);
+        assertThat(start.logOffsets().asMap().get(PartitionBucket.ofUnpartitioned(0)))
+                .as("log start")
+                .isEqualTo(offset);
+    }
+
+    @Test
+    void boundedReadsWithoutTimeTravelAreTheFreshestUnionRead() {
+        assertStart(resolve(true), 6L, true, false, 9L);
+        assertStart(resolve(true, "scan.mode", "latest"), 6L, true, false, 9L);
+        assertStart(resolve(true, "scan.mode", "latest-full"), 6L, true, false, 9L);
+    }
+
+    @Test
+    void boundedTimeTravelReadsExactlyTheSnapshotPaimonPicks() throws Exception {
+        ReadStart byId = resolve(true, "scan.snapshot-id", "4");
+        assertStart(byId, 4L, true, true, 5L);
+        assertThat(byId.scanOptions()).containsEntry("scan.snapshot-id", "4");
+        assertThat(byId.scanOptions().get("scan.mode")).isNull();
+
+        assertStart(
+                resolve(true, "scan.mode", "from-snapshot-full", "scan.snapshot-id", "5"),
+                5L,
+                true,
+                true,
+                9L);
+        assertStart(resolve(true, "scan.version", "5"), 5L, true, true, 9L);
+
+        // at or before the time, as Paimon's StaticFromTimestampStartingScanner
+        assertStart(resolve(true, "scan.timestamp-millis", "" + times.get(5L)), 5L, true, true, 9L);
+        assertStart(
+                resolve(true, "scan.timestamp-millis", "" + (times.get(5L) - 1)),
+                4L,
+                true,
+                true,
+                5L);
+
+        table.createTag("at-four", 4);
+        ReadStart byTag = resolve(true, "scan.tag-name", "at-four");
+        assertStart(byTag, 4L, true, true, 5L);
+        assertThat(byTag.scanOptions()).containsEntry("scan.tag-name", "at-four");
+        assertThat(byTag.scanOptions().get("scan.snapshot-id")).isNull();
+        assertStart(resolve(true, "scan.version", "at-four"), 4L, true, true, 5L);
+
+        // before the table was enabled: its state only, no store offsets
+        assertStart(resolve(true, "scan.snapshot-id", "1"), 1L, true, true, null);
+
+        assertThatThrownBy(() -> resolve(true, "scan.snapshot-id", "42"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("'scan.snapshot-id' = '42'");
+        assertThatThrownBy(() -> resolve(true, "scan.timestamp-millis", "1"))
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("'scan.timestamp-millis' = '1'");
+    }
+
+    @Test
+    void unboundedFullModesReadTheStateThenTheStoreFromItsOffsets() {
+        assertStart(resolve(false), 6L, true, false, 9L);
+        assertStart(resolve(false, "scan.mode", "latest-full"), 6L, true, false, 9L);
+        ReadStart full = resolve(false, "scan.mode", "from-snapshot-full", "scan.snapshot-id", "4");
+        assertStart(full, 4L, true, false, 5L);
+        assertThat(full.scanOptions()).containsEntry("scan.snapshot-id", "4");
+        // snapshot 2's changes after it begin with the data-free commit that enabled the table
+        assertStart(
+                resolve(false, "scan.mode", "from-snapshot-full", "scan.snapshot-id", "2"),
+                2L,
+                true,
+                false,
+                0L);
+    }
+
+    @Test
+    void unboundedIncrementalModesReadNoStateAndStartAfterThePreviousSnapshot() {
+        assertStart(resolve(false, "scan.mode", "latest"), 6L, false, false, 9L);
+        // the changes of snapshot 5 and later: the log starts at snapshot 4's offsets
+        assertStart(resolve(false, "scan.snapshot-id", "5"), 4L, false, false, 5L);
+        assertStart(
+                resolve(false, "scan.mode", "from-snapshot", "scan.snapshot-id", "4"),
+                3L,
+                false,
+                false,
+                0L);
+        // the changes of snapshot 3 (enabling, no data) and later
+        assertStart(resolve(false, "scan.snapshot-id", "3"), 2L, false, false, 0L);
+        // the next snapshot's changes: the log starts at the latest snapshot's offsets
+        assertStart(resolve(false, "scan.snapshot-id", "7"), 6L, false, false, 9L);
+
+        // strictly earlier, as Paimon's ContinuousFromTimestampStartingScanner: snapshot 5,
+        // committed at the time, is a change the read returns
+        assertStart(
+                resolve(false, "scan.timestamp-millis", "" + times.get(5L)), 4L, false, false, 5L);
+        assertStart(
+                resolve(false, "scan.timestamp-millis", "" + (times.get(5L) + 1)),
+                5L,
+                false,
+                false,
+                9L);
+    }
+
+    @Test
+    void unboundedReadsFromBeforeTheEnablementAreRefusedNamingTheFirstFollowableSnapshot() {
+        assertThatThrownBy(() -> resolve(false, "scan.snapshot-id", "2"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("snapshot 1")
+                .hasMessageContaining("'scan.snapshot-id' = '2'")
+                .hasMessageContaining("The first snapshot it can be followed from is 3");
+        assertThatThrownBy(
+                        () ->
+                                resolve(
+                                        false,
+                                        "scan.mode",
+                                        "from-snapshot-full",
+                                        "scan.snapshot-id",
+                                        "1"))
+                .hasMessageContaining("The first snapshot it can be followed from is 3");
+        assertThatThrownBy(() -> resolve(false, "scan.timestamp-millis", "" + times.get(2L)))
+                .hasMessageContaining("'scan.timestamp-millis' = '" + times.get(2L) + "'")
+                .hasMessageContaining("The first snapshot it can be followed from is 3");
+        assertThatThrownBy(() -> resolve(false, "scan.snapshot-id", "9"))
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("snapshot 8")
+                .hasMessageContaining("not committed yet");
+        assertThatThrownBy(
+                        () ->
+                                resolve(
+                                        false,
+                                        "scan.mode",
+                                        "from-snapshot-full",
+                                        "scan.snapshot-id",
+                                        "9"))
+                .hasMessageContaining("has no snapshot 9");
+    }
+
+    @Test
+    void aTableWithoutSnapshotsStartsItsLogsAtZero() throws Exception {
+        FileStoreTable empty =
+                LocalPaimonTables.create(
+                        warehouse,
+                        "empty",
+                        Schema.newBuilder()
+                                .column("id", DataTypes.INT())
+                                .option("bucket", "1")
+                                .option("bucket-key", "id")
+                                .build());
+        for (boolean bounded : new boolean[] {true, false}) {
+            ReadStart start = ReadStart.resolve(empty, bounded);
+            assertThat(start.snapshot()).isNull();
+            assertThat(start.logOffsets().asMap()).isEmpty();
+        }
+        ReadStart latest =
+                ReadStart.resolve(
+                        empty.copyWithoutTimeTravel(
+                                Collections.singletonMap(CoreOptions.SCAN_MODE.key(), "latest")),
+                        false);
+        assertThat(latest.snapshot()).isNull();
+        assertThat(latest.readsState()).isFalse();
+    }
+
+    /** A chain started before anchors existed, whose last snapshot with a map expired. */
+    @Test
+    void aLostChainStillFails() throws Exception {
+        FileStoreTable lost =
+                LocalPaimonTables.create(
+                        warehouse,
+                        "lost",
+                        Schema.newBuilder()
+                                .column("id", DataTypes.INT())
+                                .option("bucket", "1")
+                                .option("bucket-key", "id")
+                                .option("snapshot.num-retained.min", "3")
+                                .option("snapshot.num-retained.max", "3")
+                                .build());
+        LocalPaimonTables.commitWithOffsets(
+                lost, "old", 1, offsets(5), Collections.emptyList(), false);
+        for (int i = 0; i < 5; i++) {
+            LocalPaimonTables.commitWithoutOffsets(
+                    lost, Collections.singletonList(GenericRow.of(i)));
+        }
+        assertThatThrownBy(() -> ReadStart.resolve(lost, false))
+                .isInstanceOf(StreamOffsetsUnknownException.class);
+        assertThatThrownBy(() -> ReadStart.resolve(lost, true))
+                .isInstanceOf(StreamOffsetsUnknownException.class);
+    }
+}
