@@ -120,7 +120,14 @@ public final class LakeStreamSource
                         && Configuration.fromMap(options).get(LakeStreamOptions.READ_ISOLATION)
                                 == LakeStreamOptions.ReadIsolation.READ_COMMITTED;
         return new LakeStreamSourceReader(
-                context, table, streamTable, options, filter, projection, readCommitted);
+                context,
+                table,
+                streamTable,
+                options,
+                readFilter(),
+                bounded,
+                projection,
+                readCommitted);
     }
 
     @Override
@@ -144,7 +151,8 @@ public final class LakeStreamSource
                 context,
                 table,
                 streamTable,
-                filter,
+                // partition and key conjuncts only: they plan the same splits whatever the merge
+                readFilter().beforeMerge(),
                 () ->
                         StreamStoreLoader.create(
                                 storeOptions, LakeStreamSource.class.getClassLoader()),
@@ -191,6 +199,11 @@ public final class LakeStreamSource
         return projection;
     }
 
+    /** The filter, split by what may be tested before a primary-key merge. */
+    ReadFilter readFilter() {
+        return ReadFilter.of(table, filter);
+    }
+
     /** Builds a {@link LakeStreamSource}; the table is required. */
     @PublicEvolving
     public static final class Builder extends LakeStreamTableBuilder<Builder> {
@@ -226,9 +239,12 @@ public final class LakeStreamSource
         }
 
         /**
-         * A filter on the table's columns. Partition conjuncts prune partitions exactly, in the
-         * lake and in the store; for append tables the rest is applied exactly too; for primary-key
-         * tables it only lets Paimon skip files, as Paimon's own source does.
+         * A filter on the table's columns; the read returns exactly the rows that satisfy it.
+         * Partition conjuncts prune partitions in the lake and in the store. For a primary-key
+         * table only conjuncts on partition and primary-key fields reach Paimon's scan and read;
+         * the others are tested on the merged rows (bounded), or on the changelog that {@link
+         * LakeStreamChangelog} merges (unbounded), so a filter never changes a merge. With a
+         * projection, the columns the filter reads are read and filtered before the projection.
          */
         public Builder setFilter(Predicate filter) {
             this.filter = filter;
