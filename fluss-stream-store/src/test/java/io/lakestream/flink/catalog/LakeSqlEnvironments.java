@@ -46,7 +46,7 @@ import java.util.Optional;
  * Table environments of the SQL tests on the shared MiniCluster, each with the {@code
  * paimon-lakestream} catalog {@code lake} over one warehouse and the shared Fluss cluster.
  */
-final class LakeSqlEnvironments {
+public final class LakeSqlEnvironments {
 
     /** The writer lease timeout of the SQL tests: short, so that a take-over comes quickly. */
     static final Duration WRITER_LEASE_TIMEOUT = Duration.ofSeconds(1);
@@ -54,7 +54,7 @@ final class LakeSqlEnvironments {
     private final Path warehouse;
     private final Duration writerLeaseTimeout;
 
-    LakeSqlEnvironments(Path warehouse) {
+    public LakeSqlEnvironments(Path warehouse) {
         this(warehouse, WRITER_LEASE_TIMEOUT);
     }
 
@@ -100,7 +100,7 @@ final class LakeSqlEnvironments {
     }
 
     /** A batch table environment with the catalog {@code lake}. */
-    TableEnvironment batch() {
+    public TableEnvironment batch() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);

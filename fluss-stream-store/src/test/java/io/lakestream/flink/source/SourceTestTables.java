@@ -34,6 +34,7 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
+import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
@@ -50,6 +51,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
+
+import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -301,10 +304,19 @@ final class SourceTestTables implements AutoCloseable {
     }
 
     static List<String> paimonRead(FileStoreTable table) throws Exception {
+        return paimonRead(table, null);
+    }
+
+    /** Paimon's own read of the rows that satisfy {@code filter} (all rows when null). */
+    static List<String> paimonRead(FileStoreTable table, @Nullable Predicate filter)
+            throws Exception {
         ReadBuilder read = table.newReadBuilder();
+        if (filter != null) {
+            read.withFilter(filter);
+        }
         List<String> rows = new ArrayList<>();
         try (RecordReader<InternalRow> reader =
-                read.newRead().createReader(read.newScan().plan())) {
+                read.newRead().executeFilter().createReader(read.newScan().plan())) {
             reader.forEachRemaining(r -> rows.add(render(r)));
         }
         return rows;

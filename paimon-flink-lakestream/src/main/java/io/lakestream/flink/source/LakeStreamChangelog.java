@@ -18,7 +18,9 @@
 
 package io.lakestream.flink.source;
 
+import org.apache.paimon.flink.FlinkRowWrapper;
 import org.apache.paimon.flink.LogicalTypeConversion;
+import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -35,7 +37,8 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
  * table, that is the source's output as it is. For an unbounded read of a primary-key table each
  * change is merged into its key's current row with the table's merge engine, and the stream carries
  * {@code +I}, {@code -U}/{@code +U} and {@code -D} rows: a full changelog that Flink SQL and
- * downstream upsert sinks take as it is, for every merge engine.
+ * downstream upsert sinks take as it is, for every merge engine. The source's filter conjuncts on
+ * non-key columns are tested on the merged changelog rows, one row at a time.
  *
  * <pre>{@code
  * DataStream<RowData> changelog = LakeStreamChangelog.of(env, source, "orders");
@@ -52,7 +55,7 @@ public final class LakeStreamChangelog {
         if (source.getBoundedness() == Boundedness.BOUNDED || table.primaryKeys().isEmpty()) {
             return env.fromSource(source, WatermarkStrategy.noWatermarks(), name);
         }
-        // the merge needs whole rows; the projection follows it
+        // the merge needs whole rows; the filter and the projection follow it
         LakeStreamSource whole = source.withoutProjection();
         DataStream<RowData> changelog =
                 env.fromSource(whole, WatermarkStrategy.noWatermarks(), name)
@@ -60,6 +63,15 @@ public final class LakeStreamChangelog {
                         .process(new ChangelogMergeFunction(table))
                         .returns(whole.getProducedType())
                         .name(name + " changelog");
+        Predicate afterMerge = source.readFilter().afterMerge();
+        if (afterMerge != null) {
+            // the source tested the partition and key conjuncts; the others hold for a merged row
+            // only, so each changelog row is tested on its own, as Flink's planner filters one
+            changelog =
+                    changelog
+                            .filter(row -> afterMerge.test(new FlinkRowWrapper(row)))
+                            .name(name + " filter");
+        }
         int[] projection = source.projection();
         if (projection == null) {
             return changelog;

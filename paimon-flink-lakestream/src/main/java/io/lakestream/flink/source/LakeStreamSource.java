@@ -121,7 +121,14 @@ public final class LakeStreamSource
                         && Configuration.fromMap(options).get(LakeStreamOptions.READ_ISOLATION)
                                 == LakeStreamOptions.ReadIsolation.READ_COMMITTED;
         return new LakeStreamSourceReader(
-                context, table, streamTable, options, filter, projection, readCommitted);
+                context,
+                table,
+                streamTable,
+                options,
+                readFilter(),
+                bounded,
+                projection,
+                readCommitted);
     }
 
     @Override
@@ -145,7 +152,8 @@ public final class LakeStreamSource
                 context,
                 table,
                 streamTable,
-                filter,
+                // partition and key conjuncts only: they plan the same splits whatever the merge
+                readFilter().beforeMerge(),
                 () ->
                         StreamStoreLoader.create(
                                 storeOptions, LakeStreamSource.class.getClassLoader()),
@@ -190,6 +198,11 @@ public final class LakeStreamSource
     @Nullable
     int[] projection() {
         return projection;
+    }
+
+    /** The filter, split by what may be tested before a primary-key merge. */
+    ReadFilter readFilter() {
+        return ReadFilter.of(table, filter);
     }
 
     /** Builds a {@link LakeStreamSource}; the table is required. */
@@ -243,9 +256,12 @@ public final class LakeStreamSource
         }
 
         /**
-         * A filter on the table's columns. Partition conjuncts prune partitions exactly, in the
-         * lake and in the store; for append tables the rest is applied exactly too; for primary-key
-         * tables it only lets Paimon skip files, as Paimon's own source does.
+         * A filter on the table's columns; the read returns exactly the rows that satisfy it.
+         * Partition conjuncts prune partitions in the lake and in the store. For a primary-key
+         * table only conjuncts on partition and primary-key fields reach Paimon's scan and read;
+         * the others are tested on the merged rows (bounded), or on the changelog that {@link
+         * LakeStreamChangelog} merges (unbounded), so a filter never changes a merge. With a
+         * projection, the columns the filter reads are read and filtered before the projection.
          */
         public Builder setFilter(Predicate filter) {
             this.filter = filter;

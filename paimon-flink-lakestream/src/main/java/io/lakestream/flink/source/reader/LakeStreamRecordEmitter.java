@@ -34,9 +34,9 @@ import javax.annotation.Nullable;
 
 /**
  * Emits a record as Flink {@link RowData} with its row kind, projected, and moves its split's
- * progress past it. Log records of an append table that the filter rejects move the progress
- * without being emitted; lake rows come from Paimon already filtered and, for append tables,
- * projected.
+ * progress past it. Records that the filter rejects move the progress without being emitted; the
+ * filter is tested on the whole row, before the projection. An append table's lake rows come from
+ * Paimon already filtered and, when Paimon projects them, projected.
  */
 @Internal
 final class LakeStreamRecordEmitter
@@ -44,12 +44,17 @@ final class LakeStreamRecordEmitter
 
     @Nullable private final int[] projection;
     private final boolean lakeProjected;
+    @Nullable private final Predicate lakeFilter;
     @Nullable private final Predicate logFilter;
 
     LakeStreamRecordEmitter(
-            @Nullable int[] projection, boolean lakeProjected, @Nullable Predicate logFilter) {
+            @Nullable int[] projection,
+            boolean lakeProjected,
+            @Nullable Predicate lakeFilter,
+            @Nullable Predicate logFilter) {
         this.projection = projection;
         this.lakeProjected = lakeProjected;
+        this.lakeFilter = lakeFilter;
         this.logFilter = logFilter;
     }
 
@@ -64,7 +69,9 @@ final class LakeStreamRecordEmitter
         }
         if (record.fromLake) {
             state.lakeRecordEmitted(record.position);
-            output.collect(toRowData(row, !lakeProjected));
+            if (lakeFilter == null || lakeFilter.test(row)) {
+                output.collect(toRowData(row, !lakeProjected));
+            }
         } else {
             state.logRecordPassed(record.position);
             if (logFilter == null || logFilter.test(row)) {

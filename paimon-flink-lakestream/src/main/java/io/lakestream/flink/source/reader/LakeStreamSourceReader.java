@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.source.reader;
 
+import io.lakestream.flink.source.ReadFilter;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitState;
@@ -56,7 +57,8 @@ public final class LakeStreamSourceReader
             FileStoreTable table,
             StreamTable streamTable,
             Map<String, String> storeOptions,
-            @Nullable Predicate filter,
+            ReadFilter filter,
+            boolean bounded,
             @Nullable int[] projection,
             boolean readCommitted) {
         this(
@@ -65,6 +67,7 @@ public final class LakeStreamSourceReader
                 streamTable,
                 storeOptions,
                 filter,
+                rowFilter(table, filter, bounded),
                 projection,
                 readCommitted ? new CommittedOffsets() : null);
     }
@@ -74,28 +77,51 @@ public final class LakeStreamSourceReader
             FileStoreTable table,
             StreamTable streamTable,
             Map<String, String> storeOptions,
-            @Nullable Predicate filter,
+            ReadFilter filter,
+            @Nullable Predicate rowFilter,
             @Nullable int[] projection,
             @Nullable CommittedOffsets committed) {
         super(
-                () -> {
-                    boolean pushProjection = table.primaryKeys().isEmpty() && projection != null;
-                    return new LakeStreamSplitReader(
-                            table,
-                            streamTable,
-                            storeOptions,
-                            filter,
-                            pushProjection ? projection : null,
-                            committed,
-                            context.metricGroup());
-                },
+                () ->
+                        new LakeStreamSplitReader(
+                                table,
+                                streamTable,
+                                storeOptions,
+                                filter.beforeMerge(),
+                                pushProjection(table, filter, projection) ? projection : null,
+                                committed,
+                                context.metricGroup()),
                 new LakeStreamRecordEmitter(
                         projection,
-                        table.primaryKeys().isEmpty() && projection != null,
-                        table.primaryKeys().isEmpty() ? filter : null),
+                        pushProjection(table, filter, projection),
+                        // Paimon's read filters an append table's lake rows exactly
+                        table.primaryKeys().isEmpty() ? null : rowFilter,
+                        rowFilter),
                 new Configuration(),
                 context);
         this.committed = committed;
+    }
+
+    /**
+     * Whether Paimon's read projects the lake rows: only for append tables (a merge needs whole
+     * rows), and only when the filter reads no column that the projection leaves out (Paimon's read
+     * would not test conjuncts on columns it does not read).
+     */
+    private static boolean pushProjection(
+            FileStoreTable table, ReadFilter filter, @Nullable int[] projection) {
+        return table.primaryKeys().isEmpty() && projection != null && filter.readsOnly(projection);
+    }
+
+    /**
+     * The filter every emitted row is tested against: for an append table and a bounded read of a
+     * primary-key table (whose rows are merged) the whole filter; for an unbounded read of a
+     * primary-key table, whose rows are committed rows and changes not merged yet, only what holds
+     * alike for every record of a key ({@link io.lakestream.flink.source.LakeStreamChangelog} tests
+     * the rest after its merge).
+     */
+    @Nullable
+    private static Predicate rowFilter(FileStoreTable table, ReadFilter filter, boolean bounded) {
+        return table.primaryKeys().isEmpty() || bounded ? filter.all() : filter.beforeMerge();
     }
 
     @Override

@@ -143,8 +143,9 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
                                 ? table.rowType()
                                 : table.rowType().project(lakeProjection));
         TableRead tableRead = read.newRead();
-        // append rows that the filter rejects are dropped here; Paimon cannot drop a primary-key
-        // table's rows by a value filter before the merge, so it only skips files there
+        // append rows that the filter rejects are dropped here; a primary-key table's filter has
+        // partition and key conjuncts only (ReadFilter), which skip whole keys, and the emitter
+        // tests the whole filter on merged rows
         this.lakeRead = table.primaryKeys().isEmpty() ? tableRead.executeFilter() : tableRead;
     }
 
