@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.source.enumerator;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 
@@ -26,6 +27,7 @@ import org.apache.paimon.CoreOptions.StartupMode;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.options.ConfigOption;
 import org.apache.paimon.options.Options;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.snapshot.TimeTravelUtil;
 import org.apache.paimon.utils.SnapshotManager;
@@ -294,6 +296,9 @@ public final class ReadStart {
      */
     private static StreamOffsets logStartAfter(
             FileStoreTable table, long snapshotId, String chosenBy) {
+        if (snapshotId >= 1 && table.snapshotManager().snapshotExists(snapshotId)) {
+            requireEnabledSince(table, table.snapshotManager().snapshot(snapshotId), chosenBy);
+        }
         if (snapshotId >= 1) {
             Optional<StreamOffsets> own = SnapshotOffsets.ofSnapshot(table, snapshotId);
             if (own.isPresent()) {
@@ -341,6 +346,39 @@ public final class ReadStart {
                                         StartupMode.FROM_SNAPSHOT_FULL,
                                         CoreOptions.SCAN_SNAPSHOT_ID.key(),
                                         chainStart)));
+    }
+
+    /**
+     * Refuses to follow the table from {@code snapshot} when lake-stream mode was turned off after
+     * it: a snapshot committed while it was off inherits the offsets map of the last one before,
+     * yet what Paimon alone committed then is not in the stream store. Each ALTER of the mode is a
+     * new schema, so a schema later than the snapshot's without the mode shows such a gap; what
+     * lies before the snapshot does not matter.
+     */
+    private static void requireEnabledSince(
+            FileStoreTable table, Snapshot snapshot, String chosenBy) {
+        for (TableSchema schema : table.schemaManager().listAll()) {
+            if (schema.id() > snapshot.schemaId()
+                    && !Boolean.parseBoolean(
+                            schema.options()
+                                    .getOrDefault(LakeStreamOptions.ENABLED.key(), "false"))) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s cannot be followed from snapshot %d (%s): lake-stream "
+                                        + "mode was turned off after it (schema %d sets '%s' to "
+                                        + "'%s'), and what Paimon committed meanwhile is not in "
+                                        + "the stream store. Read it bounded, or start from a "
+                                        + "snapshot committed after lake-stream mode was last "
+                                        + "enabled.",
+                                table.fullName(),
+                                snapshot.id(),
+                                chosenBy,
+                                schema.id(),
+                                LakeStreamOptions.ENABLED.key(),
+                                schema.options()
+                                        .getOrDefault(LakeStreamOptions.ENABLED.key(), "false")));
+            }
+        }
     }
 
     /** Options of the lake scan: the one that picks the snapshot, every other starting one off. */

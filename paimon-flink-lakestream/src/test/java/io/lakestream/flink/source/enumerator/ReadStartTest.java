@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.source.enumerator;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.offsets.StreamOffsetsUnknownException;
@@ -27,6 +28,7 @@ import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.DataTypes;
 
@@ -304,5 +306,49 @@ class ReadStartTest {
                 .isInstanceOf(StreamOffsetsUnknownException.class);
         assertThatThrownBy(() -> ReadStart.resolve(lost, true))
                 .isInstanceOf(StreamOffsetsUnknownException.class);
+    }
+
+    /**
+     * Lake-stream mode turned off after snapshot 6 and on again: snapshot 7, committed by Paimon
+     * alone meanwhile, inherits snapshot 6's map but its rows are not in the store. The table
+     * cannot be followed from before the gap; it can from the snapshot before the enabling commit.
+     */
+    @Test
+    void unboundedReadsAcrossADisabledPeriodAreRefused() throws Exception {
+        setEnabled("false");
+        commitWithoutOffsets(7);
+        setEnabled("true");
+        commitWithOffsets(12, 8);
+
+        assertThatThrownBy(
+                        () ->
+                                resolve(
+                                        false,
+                                        "scan.mode",
+                                        "from-snapshot-full",
+                                        "scan.snapshot-id",
+                                        "5"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cannot be followed from snapshot 5")
+                .hasMessageContaining("lake-stream mode was turned off after it");
+        assertThatThrownBy(
+                        () -> resolve(false, "scan.mode", "from-snapshot", "scan.snapshot-id", "7"))
+                .hasMessageContaining("cannot be followed from snapshot 6");
+        // the changes of snapshot 8 and later: all in the store from snapshot 7's offsets on
+        assertStart(
+                resolve(false, "scan.mode", "from-snapshot", "scan.snapshot-id", "8"),
+                7L,
+                false,
+                false,
+                9L);
+        assertStart(resolve(false), 8L, true, false, 12L);
+        // bounded reads of a snapshot in or before the gap are exact, as Paimon's
+        assertStart(resolve(true, "scan.snapshot-id", "5"), 5L, true, true, 9L);
+    }
+
+    private void setEnabled(String value) throws Exception {
+        table.schemaManager()
+                .commitChanges(SchemaChange.setOption(LakeStreamOptions.ENABLED.key(), value));
+        table = table.copyWithLatestSchema();
     }
 }
