@@ -136,6 +136,34 @@ public final class LakeStreamOptions {
                                     + "stream store after it started; their records are read from "
                                     + "their first offset.");
 
+    public static final ConfigOption<Duration> READ_STORE_TIMEOUT =
+            ConfigOptions.key("lake-stream.read.store-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .withDescription(
+                            "How long a reader waits for stream-store records that the store "
+                                    + "holds but does not deliver (a bounded read waiting for its "
+                                    + "records up to the planned end offsets, or an unbounded read "
+                                    + "whose partition-buckets are behind the store's end). When it "
+                                    + "runs out the read fails with an error that names the table "
+                                    + "and the store's address, instead of waiting without end for "
+                                    + "a store that cannot be reached.");
+
+    public static final ConfigOption<Integer> READ_MERGE_BUFFER_MAX_RECORDS =
+            ConfigOptions.key("lake-stream.read.merge-buffer.max-records")
+                    .intType()
+                    .defaultValue(1_000_000)
+                    .withDescription(
+                            "How many stream-store changes a bounded read of a primary-key table "
+                                    + "may keep in memory for one partition-bucket before it merges "
+                                    + "them into the Paimon rows. Changes of one key are merged as "
+                                    + "they arrive where the merge engine allows it exactly "
+                                    + "('deduplicate' without 'sequence.field' and without "
+                                    + "'ignore-delete' keeps a key's last change only), so for "
+                                    + "such tables this bounds the keys changed since the "
+                                    + "snapshot. Past it the read fails, naming the table and this "
+                                    + "option: commit more often, or raise it.");
+
     /** The values of {@link #READ_ISOLATION}. */
     @PublicEvolving
     public enum ReadIsolation {

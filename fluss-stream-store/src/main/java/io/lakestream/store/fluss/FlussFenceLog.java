@@ -109,8 +109,18 @@ final class FlussFenceLog implements FenceLog {
 
     @Override
     public List<AbortedRange> readNew() {
+        return toRanges(log.readNew());
+    }
+
+    /** What the fence log's open subscription delivered: no request to the cluster. */
+    @Override
+    public List<AbortedRange> pollNew() {
+        return toRanges(log.pollNew());
+    }
+
+    private static List<AbortedRange> toRanges(List<ScanRecord> records) {
         List<AbortedRange> ranges = new ArrayList<>();
-        for (ScanRecord record : log.readNew()) {
+        for (ScanRecord record : records) {
             InternalRow row = record.getRow();
             BinaryRow partition = SerializationUtils.deserializeBinaryRow(row.getBytes(0));
             ranges.add(

@@ -119,6 +119,20 @@ final class FlussSingleBucketLog implements AutoCloseable {
         calls.await(CompletableFuture.allOf(appended), what + " in " + path);
     }
 
+    /**
+     * The rows that the log's subscription has delivered since the last read, without a request of
+     * its own: the scanner keeps a fetch outstanding at the log's leader, which answers it when a
+     * row is appended, so a log that does not grow costs no round trip of the caller.
+     */
+    List<ScanRecord> pollNew() {
+        List<ScanRecord> records = new ArrayList<>();
+        for (ScanRecord record : scanner.poll(Duration.ZERO)) {
+            records.add(record);
+            nextOffset = record.logOffset() + 1;
+        }
+        return records;
+    }
+
     List<ScanRecord> readNew() {
         long end =
                 calls.awaitRetrying(

@@ -23,6 +23,7 @@ import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamSubscription;
 import io.lakestream.flink.store.StreamTable;
 
 import org.apache.paimon.data.BinaryRow;
@@ -100,27 +101,73 @@ final class FlussStreamReader implements StreamReader {
 
     @Override
     public void subscribe(PartitionBucket partitionBucket, long startOffset, long stopOffset) {
-        if (partitionBucket.bucket() >= table.spec().numBuckets()) {
-            throw new StreamStoreException(
-                    String.format(
-                            "Stream table %s has %d buckets; there is no %s.",
-                            table.storeTableName(), table.spec().numBuckets(), partitionBucket));
-        }
-        Subscription subscription = new Subscription(partitionBucket, startOffset, stopOffset);
-        if (startOffset >= stopOffset) {
-            finished.add(partitionBucket);
-            return;
-        }
-        Long partitionId = partitionId(partitionBucket.partition(), true);
-        if (partitionId == null) {
-            if (startOffset != 0) {
-                throw outOfRange(partitionBucket, startOffset, 0, 0);
+        subscribe(
+                Collections.singletonList(
+                        new StreamSubscription(partitionBucket, startOffset, stopOffset)));
+    }
+
+    /**
+     * Checks and starts the whole batch with at most three metadata requests, whatever its size:
+     * one listing of the table's partitions when the batch names a partition this reader has not
+     * seen, and one earliest and one latest offset listing (each sent to all partitions at once).
+     * Subscribing a bucket of Fluss's scanner itself sends nothing.
+     */
+    @Override
+    public void subscribe(List<StreamSubscription> batch) {
+        List<StreamSubscription> toStart = new ArrayList<>();
+        boolean unknownPartition = false;
+        for (StreamSubscription subscription : batch) {
+            PartitionBucket pb = subscription.partitionBucket();
+            if (pb.bucket() >= table.spec().numBuckets()) {
+                throw new StreamStoreException(
+                        String.format(
+                                "Stream table %s has %d buckets; there is no %s.",
+                                table.storeTableName(), table.spec().numBuckets(), pb));
             }
-            pending.put(partitionBucket, subscription);
+            if (subscription.startOffset() >= subscription.stopOffset()) {
+                finished.add(pb);
+            } else {
+                toStart.add(subscription);
+                unknownPartition |= partitionId(pb.partition(), false) == null;
+            }
+        }
+        if (toStart.isEmpty()) {
             return;
         }
-        checkInRange(partitionBucket, startOffset);
-        start(partitionId, subscription);
+        if (unknownPartition) {
+            refreshPartitionIds();
+        }
+        List<PartitionBucket> existing = new ArrayList<>();
+        for (StreamSubscription subscription : toStart) {
+            PartitionBucket pb = subscription.partitionBucket();
+            if (partitionId(pb.partition(), false) != null) {
+                existing.add(pb);
+            } else if (subscription.startOffset() != 0) {
+                throw outOfRange(pb, subscription.startOffset(), 0, 0);
+            }
+        }
+        Map<PartitionBucket, Long> earliest = Collections.emptyMap();
+        Map<PartitionBucket, Long> latest = Collections.emptyMap();
+        if (!existing.isEmpty()) {
+            earliest = store.listOffsets(layout, existing, OffsetPosition.EARLIEST);
+            latest = store.listOffsets(layout, existing, OffsetPosition.LATEST);
+        }
+        for (StreamSubscription subscription : toStart) {
+            PartitionBucket pb = subscription.partitionBucket();
+            Subscription wanted =
+                    new Subscription(pb, subscription.startOffset(), subscription.stopOffset());
+            Long partitionId = partitionId(pb.partition(), false);
+            if (partitionId == null) {
+                // nothing was written to the partition yet: started once a poll finds it
+                pending.put(pb, wanted);
+                continue;
+            }
+            long offset = subscription.startOffset();
+            if (offset < earliest.get(pb) || offset > latest.get(pb)) {
+                throw outOfRange(pb, offset, earliest.get(pb), latest.get(pb));
+            }
+            start(partitionId, wanted);
+        }
     }
 
     private void start(long partitionId, Subscription subscription) {
@@ -132,17 +179,6 @@ final class FlussStreamReader implements StreamReader {
             scanner.subscribe(partitionId, pb.bucket(), subscription.startOffset);
             subscriptions.put(
                     new TableBucket(table.storeTableId(), partitionId, pb.bucket()), subscription);
-        }
-    }
-
-    private void checkInRange(PartitionBucket pb, long offset) {
-        long earliest =
-                store.listOffsets(layout, Collections.singleton(pb), OffsetPosition.EARLIEST)
-                        .get(pb);
-        long latest =
-                store.listOffsets(layout, Collections.singleton(pb), OffsetPosition.LATEST).get(pb);
-        if (offset < earliest || offset > latest) {
-            throw outOfRange(pb, offset, earliest, latest);
         }
     }
 
@@ -167,13 +203,21 @@ final class FlussStreamReader implements StreamReader {
         }
         Long id = partitionIds.get(partition);
         if (id == null && refresh) {
-            for (PartitionInfo info : store.partitionInfos(layout.tablePath())) {
-                partitionIds.put(
-                        partitionNames.partitionOf(info.getPartitionName()), info.getPartitionId());
-            }
+            refreshPartitionIds();
             id = partitionIds.get(partition);
         }
         return id;
+    }
+
+    /** Learns the ids of all the table's partitions with one request. */
+    private void refreshPartitionIds() {
+        if (partitionNames == null) {
+            return;
+        }
+        for (PartitionInfo info : store.partitionInfos(layout.tablePath())) {
+            partitionIds.put(
+                    partitionNames.partitionOf(info.getPartitionName()), info.getPartitionId());
+        }
     }
 
     @Override

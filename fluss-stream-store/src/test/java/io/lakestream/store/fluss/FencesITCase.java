@@ -22,9 +22,11 @@ import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.FencedStreamReader;
+import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamSubscription;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
@@ -284,6 +286,109 @@ class FencesITCase {
                                     .collect(Collectors.toList()))
                     .containsExactly("a", "a", "b", "b", "c", "c");
             assertThat(reader.readNew()).isEmpty();
+        }
+    }
+
+    /**
+     * A fence log of another store that is open when a fence is recorded delivers it to {@code
+     * pollNew}, which never waits on the cluster: readers re-read fences only when the log grew.
+     * What {@code pollNew} returned is not returned again by {@code readNew}.
+     */
+    @Test
+    void aFenceRecordedWhileAFenceLogIsOpenReachesItsPollNew() throws Exception {
+        StreamTable table = writingStore.provision(spec("fence_signal"));
+        AbortedRange range = new AbortedRange(new PartitionBucket(partition("a"), 1), 4, 9);
+        try (FenceLog recorder = writingStore.openFenceLog(table);
+                FenceLog open = readingStore.openFenceLog(readingStore.get(table.spec()))) {
+            assertThat(open.readNew()).isEmpty();
+            long start = System.nanoTime();
+            assertThat(open.pollNew()).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("a poll of a log that did not grow waits for nothing")
+                    .isLessThan(Duration.ofMillis(100));
+            recorder.record(range);
+            List<AbortedRange> polled = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (polled.isEmpty() && System.currentTimeMillis() < deadline) {
+                polled.addAll(open.pollNew());
+                Thread.sleep(10);
+            }
+            assertThat(polled).containsExactly(range);
+            assertThat(open.pollNew()).isEmpty();
+            assertThat(open.readNew()).isEmpty();
+        }
+    }
+
+    /**
+     * One batched subscription starts partition-buckets of several partitions at their offsets,
+     * finishes empty ranges at once, keeps a partition that does not exist yet pending until it is
+     * written, and skips a fence recorded before it; a start offset outside what the store holds
+     * fails the batch naming the partition-bucket.
+     */
+    @Test
+    void aBatchOfSubscriptionsStartsEveryPartitionBucketAtItsOffset() throws Exception {
+        StreamTable table = writingStore.provision(spec("batched_subscribe"));
+        PartitionBucket a0 = new PartitionBucket(partition("a"), 0);
+        PartitionBucket a1 = new PartitionBucket(partition("a"), 1);
+        PartitionBucket b0 = new PartitionBucket(partition("b"), 0);
+        PartitionBucket b1 = new PartitionBucket(partition("b"), 1);
+        PartitionBucket c0 = new PartitionBucket(partition("c"), 0);
+        try (StreamWriter writer = writingStore.createWriter(table);
+                FenceLog fences = writingStore.openFenceLog(table)) {
+            for (PartitionBucket pb : Arrays.asList(a0, a1, b0, b1)) {
+                write(writer, pb, 0, 10, "first");
+            }
+            writer.flush();
+            fences.record(new AbortedRange(a0, 3, 5));
+        }
+        StreamTable seen = readingStore.get(table.spec());
+        Map<PartitionBucket, List<Long>> offsets = new HashMap<>();
+        try (FencedStreamReader reader =
+                        new FencedStreamReader(
+                                readingStore.createReader(seen), readingStore.openFenceLog(seen));
+                StreamWriter writer = writingStore.createWriter(table)) {
+            reader.subscribe(
+                    Arrays.asList(
+                            new StreamSubscription(a0, 0, 10),
+                            new StreamSubscription(a1, 2, 10),
+                            new StreamSubscription(b0, 0, StreamReader.NO_STOP_OFFSET),
+                            new StreamSubscription(b1, 10, 10),
+                            new StreamSubscription(c0, 0, StreamReader.NO_STOP_OFFSET)));
+            List<PartitionBucket> finished = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + 60_000;
+            boolean cWritten = false;
+            while (System.currentTimeMillis() < deadline
+                    && offsets.getOrDefault(c0, List.of()).size() < 3) {
+                for (StreamRecord record : reader.poll(Duration.ofMillis(200))) {
+                    offsets.computeIfAbsent(record.partitionBucket(), k -> new ArrayList<>())
+                            .add(record.offset());
+                }
+                finished.addAll(reader.finished());
+                if (!cWritten && offsets.getOrDefault(b0, List.of()).size() == 10) {
+                    write(writer, c0, 0, 3, "first");
+                    writer.flush();
+                    cWritten = true;
+                }
+            }
+            assertThat(finished).containsExactlyInAnyOrder(a0, a1, b1);
+            assertThat(offsets.get(a0))
+                    .containsExactlyElementsOf(
+                            concat(LongStream.range(0, 3), LongStream.range(5, 10)));
+            assertThat(offsets.get(a1)).containsExactlyElementsOf(concat(LongStream.range(2, 10)));
+            assertThat(offsets.get(b0)).containsExactlyElementsOf(concat(LongStream.range(0, 10)));
+            assertThat(offsets.get(c0)).containsExactly(0L, 1L, 2L);
+            assertThat(offsets).doesNotContainKey(b1);
+
+            assertThatThrownBy(
+                            () ->
+                                    reader.subscribe(
+                                            Arrays.asList(
+                                                    new StreamSubscription(a1, 0, 10),
+                                                    new StreamSubscription(
+                                                            b1, 11, StreamReader.NO_STOP_OFFSET))))
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining("Offset 11 of " + b1)
+                    .hasMessageContaining("out of range");
         }
     }
 

@@ -54,6 +54,18 @@ public interface FenceLog extends AutoCloseable {
      */
     List<AbortedRange> readNew();
 
+    /**
+     * Returns, without waiting on the store, the fences that have reached this reader since the
+     * previous {@link #readNew} or {@code pollNew}: the cheap check that a reader makes after every
+     * batch of records it fetched, so that the fence log is read again only when it grew. A store
+     * that keeps a subscription of its fence log open answers from what that subscription has
+     * delivered (a fence recorded a moment ago may come with a later call); this default reads the
+     * log to its end, which is exact but asks the store each time.
+     */
+    default List<AbortedRange> pollNew() {
+        return readNew();
+    }
+
     @Override
     void close();
 }

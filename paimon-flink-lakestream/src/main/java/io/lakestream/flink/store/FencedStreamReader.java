@@ -25,19 +25,29 @@ import org.apache.flink.annotation.Internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
  * A {@link StreamReader} that skips fenced records: the offsets that a failed writer attempt wrote
  * after the checkpoint its successor restored from.
  *
- * <p>Why the fence log is read after the data and not before: a restored writer records its fence
- * before it writes anything new to the partition-bucket. So once a poll has returned records, every
- * fence that covers them was either recorded before the newest of them was written, or will never
- * be recorded before the reader sees them; reading the fence log to its end after each non-empty
- * poll therefore hides every fence that was visible when the records were fetched. What a running
- * read-uncommitted reader can still see are records of the failed attempt it returned before the
- * fence was recorded.
+ * <p>When the fence log is read, so that a reader asks the store in proportion to what changes and
+ * not to how often it polls:
+ *
+ * <ul>
+ *   <li>to its end ({@link FenceLog#readNew}) when the reader is created, and once per batch of
+ *       subscriptions: a restored writer records its fence before it writes anything new, so a
+ *       partition-bucket whose log is started after a fence was recorded never returns a record the
+ *       fence covers;
+ *   <li>after every non-empty poll, only what the fence log has delivered without asking ({@link
+ *       FenceLog#pollNew}): a fence recorded while a partition-bucket is being read is applied as
+ *       soon as it reaches the reader, within the store's fetch latency. Records of the failed
+ *       attempt fetched before that can be returned by a read-uncommitted reader, as records
+ *       fetched before the fence was recorded always could;
+ *   <li>to its end again through {@link #refreshFences}, which a read-committed reader calls before
+ *       it releases records it held back.
+ * </ul>
  */
 @Internal
 public final class FencedStreamReader implements StreamReader {
@@ -55,7 +65,23 @@ public final class FencedStreamReader implements StreamReader {
 
     @Override
     public void subscribe(PartitionBucket partitionBucket, long startOffset, long stopOffset) {
-        reader.subscribe(partitionBucket, startOffset, stopOffset);
+        subscribe(
+                Collections.singletonList(
+                        new StreamSubscription(partitionBucket, startOffset, stopOffset)));
+    }
+
+    /**
+     * Subscribes the whole batch with one call to the reader, then reads the fence log to its end
+     * once: no record of a partition-bucket started now is returned if a fence recorded before
+     * covers it.
+     */
+    @Override
+    public void subscribe(List<StreamSubscription> subscriptions) {
+        if (subscriptions.isEmpty()) {
+            return;
+        }
+        reader.subscribe(subscriptions);
+        refreshFences();
     }
 
     @Override
@@ -69,7 +95,8 @@ public final class FencedStreamReader implements StreamReader {
         if (records.isEmpty()) {
             return records;
         }
-        fences.addAll(fenceLog.readNew());
+        // only what the fence log delivered on its own: no request per poll
+        fences.addAll(fenceLog.pollNew());
         List<StreamRecord> visible = new ArrayList<>(records.size());
         for (StreamRecord record : records) {
             if (fences.isAborted(record.partitionBucket(), record.offset())) {

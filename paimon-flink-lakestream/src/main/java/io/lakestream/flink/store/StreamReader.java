@@ -44,6 +44,24 @@ public interface StreamReader extends AutoCloseable {
      */
     void subscribe(PartitionBucket partitionBucket, long startOffset, long stopOffset);
 
+    /**
+     * Starts reading every one of {@code subscriptions}, as {@link #subscribe(PartitionBucket,
+     * long, long)} does for each. A source reader that starts thousands of partition-buckets at
+     * once (at start, or after a restore) calls this, so a store should check and start them with a
+     * few requests for the whole batch rather than some per partition-bucket; this default
+     * subscribes them one by one.
+     *
+     * @throws StreamStoreException when a start offset is outside the offsets the store holds
+     */
+    default void subscribe(List<StreamSubscription> subscriptions) {
+        for (StreamSubscription subscription : subscriptions) {
+            subscribe(
+                    subscription.partitionBucket(),
+                    subscription.startOffset(),
+                    subscription.stopOffset());
+        }
+    }
+
     void unsubscribe(PartitionBucket partitionBucket);
 
     /**

@@ -85,6 +85,7 @@ class FencedStreamReaderTest {
 
         List<StreamRecord> first = reader.poll(TIMEOUT);
         fenceLog.record(new AbortedRange(B0, 3, 6));
+        fenceLog.delivered = 1;
         List<StreamRecord> second = reader.poll(TIMEOUT);
 
         // offset 3 was returned before the fence existed; a later poll cannot take it back
@@ -145,6 +146,46 @@ class FencedStreamReaderTest {
                 .isInstanceOf(StreamStoreException.class)
                 .hasMessage("reader close failed");
         assertThat(fenceLog.closed).isTrue();
+    }
+
+    /**
+     * Polls ask the fence log only for what it delivered on its own; the log is read to its end
+     * when the reader starts, once per batch of subscriptions and when a read-committed reader
+     * refreshes: requests in proportion to change, not to polls.
+     */
+    @Test
+    void pollsReadOnlyDeliveredFencesAndSubscriptionsReadTheLogToItsEnd() {
+        FencedStreamReader reader = new FencedStreamReader(source, fenceLog);
+        assertThat(fenceLog.readNewCalls).isEqualTo(1);
+        for (int i = 0; i < 100; i++) {
+            source.batches.add(records(B0, i, i + 1));
+        }
+        for (int i = 0; i < 50; i++) {
+            assertThat(reader.poll(TIMEOUT)).hasSize(1);
+        }
+        assertThat(fenceLog.readNewCalls).isEqualTo(1);
+
+        // recorded but not yet delivered: a running reader may still return those records
+        fenceLog.record(new AbortedRange(B0, 50, 60));
+        assertThat(offsets(reader.poll(TIMEOUT))).containsExactly(50L);
+        // delivered: applied from the next poll on, without a request
+        fenceLog.delivered = 1;
+        assertThat(reader.poll(TIMEOUT)).isEmpty();
+        assertThat(fenceLog.readNewCalls).isEqualTo(1);
+
+        // a log started after a fence was recorded never returns what the fence covers
+        fenceLog.record(new AbortedRange(B1, 0, 2));
+        reader.subscribe(
+                List.of(
+                        new StreamSubscription(B1, 0, 5),
+                        new StreamSubscription(P1_B0, 0, StreamReader.NO_STOP_OFFSET)));
+        assertThat(fenceLog.readNewCalls).isEqualTo(2);
+        assertThat(source.subscriptions).containsKeys(B1, P1_B0);
+        source.batches.addFirst(records(B1, 0, 5));
+        assertThat(offsets(reader.poll(TIMEOUT))).containsExactly(2L, 3L, 4L);
+
+        reader.refreshFences();
+        assertThat(fenceLog.readNewCalls).isEqualTo(3);
     }
 
     private static List<StreamRecord> records(
@@ -223,11 +264,24 @@ class FencedStreamReaderTest {
         }
     }
 
-    /** A fence log of one process: recorded fences are seen by the next {@link #readNew}. */
+    /**
+     * A fence log of one process: recorded fences are seen by the next {@link #readNew}, and by
+     * {@link #pollNew} once {@link #delivered} (as a store's subscription delivers them later).
+     */
     private static final class InMemoryFenceLog implements FenceLog {
         final List<AbortedRange> recorded = new ArrayList<>();
         int readUpTo;
+        int delivered;
+        int readNewCalls;
         boolean closed;
+
+        @Override
+        public List<AbortedRange> pollNew() {
+            int upTo = Math.max(readUpTo, Math.min(delivered, recorded.size()));
+            List<AbortedRange> news = new ArrayList<>(recorded.subList(readUpTo, upTo));
+            readUpTo = upTo;
+            return news;
+        }
 
         @Override
         public void recordAll(List<AbortedRange> ranges) {
@@ -236,6 +290,7 @@ class FencedStreamReaderTest {
 
         @Override
         public List<AbortedRange> readNew() {
+            readNewCalls++;
             List<AbortedRange> news = new ArrayList<>(recorded.subList(readUpTo, recorded.size()));
             readUpTo = recorded.size();
             return news;

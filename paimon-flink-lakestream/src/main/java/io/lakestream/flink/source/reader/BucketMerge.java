@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.source.reader;
 
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.KeyValue;
 import org.apache.paimon.codegen.CodeGenUtils;
 import org.apache.paimon.codegen.Projection;
@@ -50,9 +51,11 @@ import java.util.Map;
  * when it has one.
  *
  * <p>Only the changes are held in memory, grouped by primary key: they are what the bounded read
- * took from the store beyond the snapshot, one checkpoint interval of writes or so. The lake rows
- * stream through {@link #mergeLake}; {@link #remaining} then yields the keys that only the store
- * has.
+ * took from the store beyond the snapshot, one checkpoint interval of writes or so. Where the merge
+ * engine makes a key's result its last change (deduplicate without {@code sequence.field} and
+ * without {@code ignore-delete}), a change replaces the key's earlier ones as it arrives, so the
+ * memory held is one change per key changed. The lake rows stream through {@link #mergeLake};
+ * {@link #remaining} then yields the keys that only the store has.
  */
 @Internal
 final class BucketMerge {
@@ -61,13 +64,29 @@ final class BucketMerge {
     private final InternalRowSerializer rowSerializer;
     private final MergeFunction<KeyValue> mergeFunction;
     @Nullable private final FieldsComparator sequenceOrder;
+    private final boolean lastChangeWins;
     private final Map<BinaryRow, List<InternalRow>> changes = new LinkedHashMap<>();
+    private long bufferedChanges;
 
     BucketMerge(
             RowType rowType,
             List<String> primaryKeys,
             MergeFunction<KeyValue> mergeFunction,
             @Nullable FieldsComparator sequenceOrder) {
+        this(rowType, primaryKeys, mergeFunction, sequenceOrder, false);
+    }
+
+    /**
+     * @param lastChangeWins whether the merge function's result for a key is always its last
+     *     change, so that earlier changes need not be kept
+     */
+    BucketMerge(
+            RowType rowType,
+            List<String> primaryKeys,
+            MergeFunction<KeyValue> mergeFunction,
+            @Nullable FieldsComparator sequenceOrder,
+            boolean lastChangeWins) {
+        this.lastChangeWins = lastChangeWins && sequenceOrder == null;
         this.keyProjection = CodeGenUtils.newProjection(rowType, primaryKeys);
         this.rowSerializer = new InternalRowSerializer(rowType);
         this.mergeFunction = mergeFunction;
@@ -83,13 +102,36 @@ final class BucketMerge {
                                 table.schema(),
                                 PrimaryKeyTableUtils.PrimaryKeyFieldsExtractor.EXTRACTOR)
                         .create(),
-                UserDefinedSeqComparator.create(table.rowType(), table.coreOptions()));
+                UserDefinedSeqComparator.create(table.rowType(), table.coreOptions()),
+                lastChangeWins(table.coreOptions()));
+    }
+
+    /**
+     * Whether Paimon's merge of a key is its last change whatever came before: deduplicate keeps
+     * the latest record by sequence number, which for records without a sequence field is the order
+     * of writing; with {@code ignore-delete} a delete would leave the change before it.
+     */
+    static boolean lastChangeWins(CoreOptions options) {
+        return options.mergeEngine() == CoreOptions.MergeEngine.DEDUPLICATE
+                && options.sequenceField().isEmpty()
+                && !options.ignoreDelete();
     }
 
     /** Adds one change from the store, in offset order; its row kind is the change's. */
     void addChange(InternalRow row) {
         BinaryRow key = keyProjection.apply(row).copy();
-        changes.computeIfAbsent(key, k -> new ArrayList<>()).add(rowSerializer.copy(row));
+        List<InternalRow> keyChanges = changes.computeIfAbsent(key, k -> new ArrayList<>(1));
+        if (lastChangeWins && !keyChanges.isEmpty()) {
+            keyChanges.set(0, rowSerializer.copy(row));
+            return;
+        }
+        keyChanges.add(rowSerializer.copy(row));
+        bufferedChanges++;
+    }
+
+    /** The changes held in memory now. */
+    long bufferedChanges() {
+        return bufferedChanges;
     }
 
     boolean hasChanges() {
@@ -104,6 +146,9 @@ final class BucketMerge {
         }
         BinaryRow key = keyProjection.apply(lakeRow);
         List<InternalRow> keyChanges = changes.remove(key);
+        if (keyChanges != null) {
+            bufferedChanges -= keyChanges.size();
+        }
         return keyChanges == null ? lakeRow : merge(key, lakeRow, keyChanges);
     }
 
@@ -117,6 +162,7 @@ final class BucketMerge {
             }
         }
         changes.clear();
+        bufferedChanges = 0;
         return rows.iterator();
     }
 

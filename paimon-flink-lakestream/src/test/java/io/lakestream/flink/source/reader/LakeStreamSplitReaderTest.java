@@ -18,9 +18,12 @@
 
 package io.lakestream.flink.source.reader;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamSubscription;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.LocalPaimonTables;
@@ -37,24 +40,31 @@ import org.apache.paimon.types.RowKind;
 
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.metrics.groups.InternalSourceReaderMetricGroup;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link LakeStreamSplitReader} on its own, on a real Paimon table, for splits whose log range is
  * empty (the lake part of a bounded read at the snapshot's offsets): what it emits, where a
- * restored split resumes, and how a bounded primary-key read returns merged rows. No store is
- * opened.
+ * restored split resumes, and how a bounded primary-key read returns merged rows; and with a store
+ * of one process ({@link InMemoryLogStore}): how lake parts and logs interleave, how logs are
+ * subscribed, the merge buffer's limit and the store deadline.
  */
 class LakeStreamSplitReaderTest {
 
@@ -231,6 +241,225 @@ class LakeStreamSplitReaderTest {
                 expected.add(RowKind.INSERT.shortString() + id + "|v2-" + id);
             }
             assertThat(rows).containsExactlyInAnyOrderElementsOf(expected);
+        }
+    }
+
+    private final InMemoryLogStore store = new InMemoryLogStore();
+    private final Map<String, Counter> counters = new HashMap<>();
+
+    private LakeStreamSplitReader readerWithStore(
+            FileStoreTable table, Map<String, String> options) {
+        Identifier identifier = Identifier.fromString(table.fullName());
+        Map<String, String> all = new HashMap<>(options);
+        all.put("lake-stream.fluss.bootstrap.servers", "fluss-host:9123");
+        return new LakeStreamSplitReader(
+                table,
+                new StreamTable(StreamTableSpec.of(identifier, table), table.fullName(), 1L),
+                all,
+                null,
+                null,
+                null,
+                InternalSourceReaderMetricGroup.mock(
+                        new UnregisteredMetricsGroup() {
+                            @Override
+                            public Counter counter(String name) {
+                                return counters.computeIfAbsent(name, n -> new SimpleCounter());
+                            }
+                        }),
+                () -> store);
+    }
+
+    private static GenericRow change(RowKind kind, int id, String v) {
+        return GenericRow.ofKind(kind, id, BinaryString.fromString(v));
+    }
+
+    /**
+     * A bucket that switched to its log is served while another bucket still reads a long lake
+     * part: its store records come before that lake part ends, not after the reader's whole lake
+     * backlog.
+     */
+    @Test
+    void switchedBucketIsServedWhileAnotherBucketReadsItsLakePart() throws Exception {
+        FileStoreTable table = createTable(false, 5_000, 1);
+        PartitionBucket fresh = PartitionBucket.ofUnpartitioned(1);
+        for (int i = 0; i < 3; i++) {
+            store.append(fresh, change(RowKind.INSERT, 10_000 + i, "fresh"));
+        }
+        LakeStreamSplit switched =
+                new LakeStreamSplit(
+                        fresh, Collections.emptyList(), 0, true, 0, StreamReader.NO_STOP_OFFSET);
+        LakeStreamSplit backlog =
+                unboundedSplit(table, lakeOnlySplit(table, 0).lakeSplits(), false);
+        try (LakeStreamSplitReader reader = readerWithStore(table, Collections.emptyMap())) {
+            reader.handleSplitsChanges(new SplitsAddition<>(List.of(switched, backlog)));
+            List<String> events = new ArrayList<>();
+            while (!events.contains(backlog.splitId() + ":lake-finished")) {
+                assertThat(events.size()).as("records read").isLessThan(10_000);
+                RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
+                for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
+                    for (LakeStreamRecord r = batch.nextRecordFromSplit();
+                            r != null;
+                            r = batch.nextRecordFromSplit()) {
+                        events.add(
+                                id
+                                        + ":"
+                                        + (r.isLakeFinished()
+                                                ? "lake-finished"
+                                                : r.fromLake ? "lake" : "log"));
+                    }
+                }
+            }
+            int firstLog = events.indexOf(switched.splitId() + ":log");
+            assertThat(firstLog).as("the switched bucket's first log record").isNotNegative();
+            assertThat(firstLog)
+                    .as("served before the other bucket's lake part ended")
+                    .isLessThan(events.indexOf(backlog.splitId() + ":lake-finished"));
+            // per split, the lake part's end comes before its log
+            assertThat(events.indexOf(switched.splitId() + ":lake-finished")).isLessThan(firstLog);
+        }
+    }
+
+    /**
+     * A restore of many splits whose lake parts are done subscribes all their logs with one call,
+     * and reads no lake row.
+     */
+    @Test
+    void restoredSplitsAreSubscribedWithOneCallAndReadNoLakeRow() throws Exception {
+        FileStoreTable table = createTable(false, 100, 1);
+        List<LakeStreamSplit> restored = new ArrayList<>();
+        for (int bucket = 0; bucket < 200; bucket++) {
+            restored.add(
+                    new LakeStreamSplit(
+                            PartitionBucket.ofUnpartitioned(bucket),
+                            Collections.emptyList(),
+                            100,
+                            true,
+                            0,
+                            StreamReader.NO_STOP_OFFSET));
+        }
+        try (LakeStreamSplitReader reader = readerWithStore(table, Collections.emptyMap())) {
+            reader.handleSplitsChanges(new SplitsAddition<>(restored));
+            reader.fetch();
+            reader.fetch();
+            assertThat(store.subscribeCalls).hasSize(1);
+            assertThat(store.subscribeCalls.get(0))
+                    .extracting(StreamSubscription::partitionBucket)
+                    .hasSize(200);
+            assertThat(counters.get(ReaderLagMetrics.LAKE_RECORDS_READ).getCount()).isZero();
+        }
+    }
+
+    /** The counter of lake rows read counts every row read from Paimon's files. */
+    @Test
+    void lakeRowsReadAreCounted() throws Exception {
+        FileStoreTable table = createTable(false, 700, 2);
+        try (LakeStreamSplitReader reader = readerWithStore(table, Collections.emptyMap())) {
+            readToEnd(reader, lakeOnlySplit(table, 0));
+            assertThat(counters.get(ReaderLagMetrics.LAKE_RECORDS_READ).getCount())
+                    .isEqualTo(1_400);
+        }
+    }
+
+    private static LakeStreamSplit boundedSplit(FileStoreTable table, long stopOffset) {
+        return new LakeStreamSplit(
+                PartitionBucket.ofUnpartitioned(0),
+                lakeOnlySplit(table, 0).lakeSplits(),
+                0,
+                false,
+                0,
+                stopOffset);
+    }
+
+    /**
+     * Deduplicate without a sequence field keeps one change per key in memory, so many changes of
+     * few keys pass the limit; as many distinct keys as the limit fail, naming table, option and
+     * value.
+     */
+    @Test
+    void mergeBufferHoldsOneChangePerKeyAndFailsPastItsLimit() throws Exception {
+        FileStoreTable table = createTable(true, 20, 1);
+        PartitionBucket pb = PartitionBucket.ofUnpartitioned(0);
+        for (int i = 0; i < 500; i++) {
+            store.append(pb, change(RowKind.UPDATE_AFTER, i % 5, "u" + i));
+        }
+        Map<String, String> options =
+                Map.of(LakeStreamOptions.READ_MERGE_BUFFER_MAX_RECORDS.key(), "10");
+        try (LakeStreamSplitReader reader = readerWithStore(table, options)) {
+            List<String> rows = render(readToEnd(reader, boundedSplit(table, 500)));
+            assertThat(rows).hasSize(20).contains("+I4|u499", "+I5|v0-5");
+        }
+        for (int i = 0; i < 20; i++) {
+            store.append(pb, change(RowKind.INSERT, 100 + i, "new"));
+        }
+        try (LakeStreamSplitReader reader = readerWithStore(table, options)) {
+            assertThatThrownBy(() -> readToEnd(reader, boundedSplit(table, 520)))
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining(table.fullName())
+                    .hasMessageContaining("'lake-stream.read.merge-buffer.max-records'")
+                    .hasMessageContaining("more than 10 ");
+        }
+    }
+
+    /**
+     * A bounded read whose store stops delivering the records it holds fails after the store
+     * timeout, naming the table and the store's address, instead of waiting without end.
+     */
+    @Test
+    void boundedReadOfAStoreThatDeliversNothingFailsAfterTheTimeout() throws Exception {
+        FileStoreTable table = createTable(true, 20, 1);
+        PartitionBucket pb = PartitionBucket.ofUnpartitioned(0);
+        for (int i = 0; i < 5; i++) {
+            store.append(pb, change(RowKind.INSERT, 100 + i, "new"));
+        }
+        store.delivering = false;
+        Map<String, String> options = Map.of(LakeStreamOptions.READ_STORE_TIMEOUT.key(), "300 ms");
+        try (LakeStreamSplitReader reader = readerWithStore(table, options)) {
+            long start = System.currentTimeMillis();
+            assertThatThrownBy(() -> readToEnd(reader, boundedSplit(table, 5)))
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining("Timed out after 300 ms")
+                    .hasMessageContaining(table.fullName())
+                    .hasMessageContaining("fluss-host:9123")
+                    .hasMessageContaining("'lake-stream.read.store-timeout'");
+            assertThat(System.currentTimeMillis() - start).isLessThan(10_000);
+        }
+    }
+
+    /**
+     * An unbounded read fails after the store timeout when the store holds records of a log it
+     * reads but delivers none; an idle log does not fail.
+     */
+    @Test
+    void unboundedReadFailsWhenTheStoreHoldsRecordsItDoesNotDeliver() throws Exception {
+        FileStoreTable table = createTable(false, 10, 1);
+        PartitionBucket pb = PartitionBucket.ofUnpartitioned(0);
+        Map<String, String> options = Map.of(LakeStreamOptions.READ_STORE_TIMEOUT.key(), "200 ms");
+        try (LakeStreamSplitReader reader = readerWithStore(table, options)) {
+            reader.handleSplitsChanges(
+                    new SplitsAddition<>(
+                            Collections.singletonList(
+                                    new LakeStreamSplit(
+                                            pb,
+                                            Collections.emptyList(),
+                                            0,
+                                            true,
+                                            0,
+                                            StreamReader.NO_STOP_OFFSET))));
+            long idleUntil = System.currentTimeMillis() + 1_000;
+            while (System.currentTimeMillis() < idleUntil) {
+                reader.fetch(); // idle: nothing in the store, no failure
+            }
+            store.delivering = false;
+            store.append(pb, change(RowKind.INSERT, 1, "late"));
+            assertThatThrownBy(
+                            () -> {
+                                for (int i = 0; i < 1_000; i++) {
+                                    reader.fetch();
+                                }
+                            })
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining(table.fullName())
+                    .hasMessageContaining("fluss-host:9123");
         }
     }
 }

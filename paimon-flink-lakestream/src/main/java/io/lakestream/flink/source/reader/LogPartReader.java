@@ -1,0 +1,201 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.reader;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.store.FencedStreamReader;
+import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamRecord;
+import io.lakestream.flink.store.StreamSubscription;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.connector.base.source.reader.RecordsBySplits;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the logs of the splits whose lake part is done, all with one fenced store reader. Splits
+ * handed over are subscribed together, with one call, at the next poll. A read-committed reader
+ * holds back what is not committed yet ({@link ReadCommittedHold}).
+ *
+ * <p>Waits on the store have a deadline: when no record arrived for the reader's store timeout, it
+ * asks the store for the end of every log it reads, and fails naming the table and the store when
+ * the store holds records it has not delivered (an idle log is not a failure).
+ */
+@Internal
+final class LogPartReader {
+
+    private final ReaderStore store;
+    @Nullable private final ReadCommittedHold hold;
+    private final ReaderLagMetrics lag;
+
+    /** The splits whose log is subscribed, by partition-bucket. */
+    private final Map<PartitionBucket, LakeStreamSplit> logSplits = new HashMap<>();
+
+    /** Splits whose lake part is done and whose log is not subscribed yet. */
+    private final List<LakeStreamSplit> toSubscribe = new ArrayList<>();
+
+    private long lastProgressAt = System.currentTimeMillis();
+    private long skippedSeen;
+
+    LogPartReader(ReaderStore store, @Nullable CommittedOffsets committed, ReaderLagMetrics lag) {
+        this.store = store;
+        this.hold = committed == null ? null : new ReadCommittedHold(committed);
+        this.lag = lag;
+    }
+
+    /** Hands over a split whose lake part is done; its log is subscribed at the next poll. */
+    void add(LakeStreamSplit split) {
+        toSubscribe.add(split);
+    }
+
+    /** Whether any log is subscribed or about to be. */
+    boolean hasLogs() {
+        return !logSplits.isEmpty() || !toSubscribe.isEmpty();
+    }
+
+    /**
+     * Adds the records fetched within {@code timeout} to {@code batch} (zero: only what the store
+     * has delivered already), and the splits whose log reached its stop offset as finished.
+     */
+    void poll(RecordsBySplits.Builder<LakeStreamRecord> batch, Duration timeout) {
+        subscribePending();
+        if (logSplits.isEmpty()) {
+            return;
+        }
+        FencedStreamReader reader = store.log();
+        if (hold != null && hold.release(batch, this::splitId, reader)) {
+            return;
+        }
+        if (hold != null && hold.isFull()) {
+            // back-pressure: wait for a commit instead of fetching more
+            sleepQuietly(timeout.toMillis());
+            lastProgressAt = System.currentTimeMillis();
+            return;
+        }
+        List<StreamRecord> records = reader.poll(timeout);
+        long fetchedAt = System.currentTimeMillis();
+        for (StreamRecord record : records) {
+            PartitionBucket pb = record.partitionBucket();
+            String splitId = splitId(pb);
+            if (splitId == null) {
+                continue;
+            }
+            lag.passed(pb, record.offset());
+            if (hold == null || !hold.holds(record)) {
+                batch.add(splitId, toLogRecord(record));
+            }
+        }
+        if (!records.isEmpty()) {
+            lag.fetched(fetchedAt, records.get(records.size() - 1).timestamp());
+        }
+        for (PartitionBucket pb : reader.finished()) {
+            LakeStreamSplit split = logSplits.remove(pb);
+            if (split != null) {
+                batch.addFinishedSplit(split.splitId());
+            }
+            lag.untrack(pb);
+        }
+        if (!records.isEmpty() || reader.skippedRecords() != skippedSeen) {
+            skippedSeen = reader.skippedRecords();
+            lastProgressAt = fetchedAt;
+        } else if (fetchedAt - lastProgressAt > store.timeout().toMillis()) {
+            checkStoreDelivers(reader);
+            lastProgressAt = fetchedAt;
+        }
+        lag.maybeRefreshEnds(fetchedAt, store.store(), store.streamTable());
+    }
+
+    /** Subscribes the logs of the splits whose lake part is done, all with one call. */
+    private void subscribePending() {
+        if (toSubscribe.isEmpty()) {
+            return;
+        }
+        List<StreamSubscription> subscriptions = new ArrayList<>(toSubscribe.size());
+        for (LakeStreamSplit split : toSubscribe) {
+            subscriptions.add(
+                    new StreamSubscription(
+                            split.partitionBucket(), split.nextLogOffset(), split.logStopOffset()));
+        }
+        store.log().subscribe(subscriptions);
+        for (LakeStreamSplit split : toSubscribe) {
+            logSplits.put(split.partitionBucket(), split);
+            lag.track(split.partitionBucket(), split.nextLogOffset());
+        }
+        toSubscribe.clear();
+        lastProgressAt = System.currentTimeMillis();
+    }
+
+    /**
+     * After a store timeout without records: fails when a log read holds records beyond what was
+     * fetched (less fenced ones) that the store did not deliver. A bounded log has them by
+     * definition; an unbounded one is asked for its end.
+     */
+    private void checkStoreDelivers(FencedStreamReader reader) {
+        List<PartitionBucket> unbounded = new ArrayList<>();
+        for (LakeStreamSplit split : logSplits.values()) {
+            if (split.logStopOffset() == StreamReader.NO_STOP_OFFSET) {
+                unbounded.add(split.partitionBucket());
+            }
+        }
+        Map<PartitionBucket, Long> ends =
+                unbounded.isEmpty()
+                        ? new HashMap<>()
+                        : store.store()
+                                .listOffsets(store.streamTable(), unbounded, OffsetPosition.LATEST);
+        reader.refreshFences();
+        for (LakeStreamSplit split : logSplits.values()) {
+            PartitionBucket pb = split.partitionBucket();
+            long next = lag.nextOffsets().getOrDefault(pb, split.nextLogOffset());
+            long end = ends.getOrDefault(pb, split.logStopOffset());
+            if (reader.fences().nextValidOffset(pb, next) < end) {
+                throw store.timedOut(
+                        String.format(
+                                "%s holds records up to offset %d, none arrived from offset %d",
+                                pb, end, next));
+            }
+        }
+    }
+
+    @Nullable
+    private String splitId(PartitionBucket pb) {
+        LakeStreamSplit split = logSplits.get(pb);
+        return split == null ? null : split.splitId();
+    }
+
+    static LakeStreamRecord toLogRecord(StreamRecord record) {
+        return LakeStreamRecord.log(record.row(), record.offset(), record.timestamp());
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,133 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.reader;
+
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.store.FencedStreamReader;
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamTable;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.util.TimeUtils;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * A split reader's connection to the stream store, opened on first use (a read that never leaves
+ * the lake never connects): the store, its fenced reader of the stream table, and the deadline of
+ * every wait on it ({@link LakeStreamOptions#READ_STORE_TIMEOUT}) with the error that names the
+ * table and the store's address.
+ */
+@Internal
+final class ReaderStore implements AutoCloseable {
+
+    private final StreamTable streamTable;
+    private final Supplier<StreamStore> storeFactory;
+    private final Duration timeout;
+    private final String address;
+
+    @Nullable private StreamStore store;
+    @Nullable private FencedStreamReader log;
+
+    ReaderStore(
+            StreamTable streamTable,
+            Map<String, String> options,
+            Supplier<StreamStore> storeFactory) {
+        this.streamTable = streamTable;
+        this.storeFactory = storeFactory;
+        Configuration conf = Configuration.fromMap(options);
+        this.timeout = conf.get(LakeStreamOptions.READ_STORE_TIMEOUT);
+        this.address = address(conf.get(LakeStreamOptions.STORE), options);
+    }
+
+    /**
+     * Where the store is, for errors: its bootstrap servers when its client has them (never other
+     * client options, which may hold secrets), else its name.
+     */
+    private static String address(String store, Map<String, String> options) {
+        String servers =
+                options.get(LakeStreamOptions.storeOptionsPrefix(store) + "bootstrap.servers");
+        return servers == null
+                ? "the '" + store + "' stream store"
+                : "the '" + store + "' stream store at " + servers;
+    }
+
+    StreamStore store() {
+        if (store == null) {
+            store = storeFactory.get();
+        }
+        return store;
+    }
+
+    FencedStreamReader log() {
+        if (log == null) {
+            StreamStore s = store();
+            log = new FencedStreamReader(s.createReader(streamTable), s.openFenceLog(streamTable));
+        }
+        return log;
+    }
+
+    StreamTable streamTable() {
+        return streamTable;
+    }
+
+    /** How long a wait on the store may last. */
+    Duration timeout() {
+        return timeout;
+    }
+
+    /** The error of a wait on the store that ran out of time. */
+    StreamStoreException timedOut(String waitingFor) {
+        return new StreamStoreException(
+                String.format(
+                        "Timed out after %s reading table %s from %s: %s. Check that the store "
+                                + "is reachable, or raise option '%s' (now %s).",
+                        TimeUtils.formatWithHighestUnit(timeout),
+                        streamTable.spec().identifier().getFullName(),
+                        address,
+                        waitingFor,
+                        LakeStreamOptions.READ_STORE_TIMEOUT.key(),
+                        TimeUtils.formatWithHighestUnit(timeout)));
+    }
+
+    void wakeUp() {
+        if (log != null) {
+            log.wakeup();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (log != null) {
+                log.close();
+            }
+        } finally {
+            if (store != null) {
+                store.close();
+            }
+        }
+    }
+}
