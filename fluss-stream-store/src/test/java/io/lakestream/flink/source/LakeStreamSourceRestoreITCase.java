@@ -30,6 +30,8 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
@@ -44,6 +46,7 @@ import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static io.lakestream.flink.source.SourceTestTables.paimonRead;
@@ -115,9 +118,29 @@ class LakeStreamSourceRestoreITCase {
             List<String> paimon = paimonRead(tables.table(table.name()));
             assertThat(paimon).hasSize(committed.size() + later.size());
             assertThat(CommittedRows.published()).containsExactlyInAnyOrderElementsOf(paimon);
+            assertThat(lakeRecordsRead(first))
+                    .as("lake rows the first reader read")
+                    .isGreaterThanOrEqualTo(committed.size());
+            // the evidence that no finished lake part was scanned again: a rescan would skip the
+            // rows it emitted before, so the output alone cannot show it
+            assertThat(lakeRecordsRead(second))
+                    .as("lake rows read again after the restore")
+                    .isZero();
         } finally {
             second.cancel().get();
         }
+    }
+
+    /** The lake rows the source readers of {@code job} read, from the shared cluster's metrics. */
+    private static long lakeRecordsRead(JobClient job) {
+        Map<String, Metric> counters =
+                SharedMiniCluster.metrics().findMetrics(job.getJobID(), "lakeRecordsRead");
+        assertThat(counters).as("lakeRecordsRead counters of %s", job.getJobID()).isNotEmpty();
+        long read = 0;
+        for (Metric counter : counters.values()) {
+            read += ((Counter) counter).getCount();
+        }
+        return read;
     }
 
     private static JobClient startReader(FileStoreTable table, @Nullable String savepoint)

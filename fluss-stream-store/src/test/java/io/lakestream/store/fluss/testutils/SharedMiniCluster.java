@@ -21,6 +21,7 @@ package io.lakestream.store.fluss.testutils;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.util.MiniClusterWithClientResource;
 
@@ -44,12 +45,17 @@ public final class SharedMiniCluster implements BeforeAllCallback {
 
     private static MiniClusterWithClientResource cluster;
 
+    /** Keeps the metrics of every job, also after it ended, for tests that read them. */
+    private static InMemoryReporter reporter;
+
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         synchronized (SharedMiniCluster.class) {
             if (cluster == null) {
                 Configuration conf = new Configuration();
                 conf.set(JobManagerOptions.EXECUTION_FAILOVER_STRATEGY, "full");
+                InMemoryReporter metrics = InMemoryReporter.createWithRetainedMetrics();
+                metrics.addToConfiguration(conf);
                 MiniClusterWithClientResource started =
                         new MiniClusterWithClientResource(
                                 new MiniClusterResourceConfiguration.Builder()
@@ -59,6 +65,7 @@ public final class SharedMiniCluster implements BeforeAllCallback {
                                         .build());
                 started.before();
                 cluster = started;
+                reporter = metrics;
                 context.getRoot()
                         .getStore(ExtensionContext.Namespace.GLOBAL)
                         .put(KEY, (ExtensionContext.Store.CloseableResource) this::stop);
@@ -70,7 +77,14 @@ public final class SharedMiniCluster implements BeforeAllCallback {
         synchronized (SharedMiniCluster.class) {
             cluster.after();
             cluster = null;
+            reporter = null;
         }
+    }
+
+    /** The metrics the shared MiniCluster's jobs reported, kept after they ended. */
+    public static InMemoryReporter metrics() {
+        miniCluster();
+        return reporter;
     }
 
     public static MiniCluster miniCluster() {
