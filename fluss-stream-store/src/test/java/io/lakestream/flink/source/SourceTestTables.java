@@ -132,6 +132,12 @@ final class SourceTestTables implements AutoCloseable {
      * the primary key {@code (dt, id)}.
      */
     FileStoreTable createTable(String name, Kind kind) throws Exception {
+        return createTable(name, kind, Map.of());
+    }
+
+    /** Like {@link #createTable(String, Kind)}, with {@code options} on top of the kind's. */
+    FileStoreTable createTable(String name, Kind kind, Map<String, String> options)
+            throws Exception {
         Identifier identifier = Identifier.create(database, name);
         Schema.Builder schema =
                 Schema.newBuilder()
@@ -142,7 +148,8 @@ final class SourceTestTables implements AutoCloseable {
                         .partitionKeys("dt")
                         .option("bucket", "2")
                         .option(LakeStreamOptions.ENABLED.key(), "true")
-                        .options(kind.options);
+                        .options(kind.options)
+                        .options(options);
         if (kind.primaryKey()) {
             schema.primaryKey("dt", "id");
         }
