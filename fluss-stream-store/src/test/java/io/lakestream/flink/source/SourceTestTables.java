@@ -157,6 +157,12 @@ final class SourceTestTables implements AutoCloseable {
      * which is also the first field of the primary key {@code (dt, id)}.
      */
     FileStoreTable createTable(String name, Kind kind) throws Exception {
+        return createTable(name, kind, Map.of());
+    }
+
+    /** Like {@link #createTable(String, Kind)}, with {@code options} on top of the kind's. */
+    FileStoreTable createTable(String name, Kind kind, Map<String, String> options)
+            throws Exception {
         Identifier identifier = Identifier.create(database, name);
         Schema.Builder schema =
                 Schema.newBuilder()
@@ -166,7 +172,8 @@ final class SourceTestTables implements AutoCloseable {
                         .column("name", DataTypes.STRING())
                         .option("bucket", "2")
                         .option(LakeStreamOptions.ENABLED.key(), "true")
-                        .options(kind.options);
+                        .options(kind.options)
+                        .options(options);
         if (kind.partitioned) {
             schema.partitionKeys("dt");
         }

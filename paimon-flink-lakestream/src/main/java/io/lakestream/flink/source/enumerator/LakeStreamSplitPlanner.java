@@ -33,8 +33,6 @@ import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.DataSplit;
-import org.apache.paimon.table.source.ReadBuilder;
-import org.apache.paimon.table.source.Split;
 
 import org.apache.flink.annotation.Internal;
 
@@ -148,13 +146,10 @@ final class LakeStreamSplitPlanner {
         Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
         StreamOffsets offsets = readStart.logOffsets();
         if (snapshot != null && readStart.readsState()) {
-            FileStoreTable at = table.copyWithoutTimeTravel(readStart.scanOptions());
-            ReadBuilder read = at.newReadBuilder();
-            if (filter != null) {
-                read.withFilter(filter);
-            }
-            for (Split split : read.newScan().plan().splits()) {
-                DataSplit data = (DataSplit) split;
+            // every file the snapshot commits, level 0 included: the store part starts above
+            // all of them
+            for (DataSplit data :
+                    LakePartPlanner.plan(table, snapshot, readStart.scanOptions(), filter)) {
                 lake.computeIfAbsent(
                                 new PartitionBucket(data.partition(), data.bucket()),
                                 pb -> new ArrayList<>())
