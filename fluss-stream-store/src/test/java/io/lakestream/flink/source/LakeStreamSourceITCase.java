@@ -309,7 +309,6 @@ class LakeStreamSourceITCase {
                 "PARTIAL_UPDATE",
                 "AGGREGATION",
                 "FIRST_ROW",
-                "CHANGELOG_LOOKUP",
                 "UNPARTITIONED_DEDUPLICATE"
             })
     void anUnboundedChangelogEndsInPaimonsState(Kind kind) throws Exception {

@@ -120,11 +120,9 @@ final class SourceTestTables implements AutoCloseable {
         FIRST_ROW(Map.of("merge-engine", "first-row")),
         // the changelog producers change what Paimon writes besides the data files; a union read
         // of the table's rows must not depend on them
-        CHANGELOG_INPUT(Map.of("changelog-producer", "input"), DEDUPLICATE, true),
         CHANGELOG_LOOKUP(Map.of("changelog-producer", "lookup"), DEDUPLICATE, true),
         CHANGELOG_FULL_COMPACTION(
                 Map.of("changelog-producer", "full-compaction"), DEDUPLICATE, true),
-        UNPARTITIONED_APPEND(Map.of("bucket-key", "id"), APPEND, false),
         UNPARTITIONED_DEDUPLICATE(Map.of(), DEDUPLICATE, false);
 
         final Map<String, String> options;

@@ -92,7 +92,7 @@ class ValueFilterITCase {
     @ParameterizedTest
     @EnumSource(
             value = Kind.class,
-            names = {"APPEND", "DEDUPLICATE", "PARTIAL_UPDATE", "AGGREGATION", "FIRST_ROW"})
+            names = {"APPEND", "PARTIAL_UPDATE", "AGGREGATION", "FIRST_ROW"})
     void aBoundedFilteredReadBeforeTheCommitEqualsPaimonsFilteredReadAfterIt(Kind kind)
             throws Exception {
         String name = "bounded_" + kind.name().toLowerCase();
