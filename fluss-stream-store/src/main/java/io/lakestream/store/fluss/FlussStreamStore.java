@@ -474,7 +474,8 @@ public final class FlussStreamStore implements StreamStore {
                 try {
                     perBucket =
                             calls.await(
-                                    entry.getValue(), "list offsets of table " + layout.tablePath());
+                                    entry.getValue(),
+                                    "list offsets of table " + layout.tablePath());
                 } catch (StreamStoreException e) {
                     if (FlussAdminCalls.causedBy(e, PartitionNotExistException.class)) {
                         perBucket = new HashMap<>();

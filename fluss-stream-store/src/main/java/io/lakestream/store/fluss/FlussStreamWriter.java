@@ -39,7 +39,6 @@ import org.apache.fluss.metadata.PhysicalTablePath;
 import org.apache.fluss.metadata.TableInfo;
 import org.apache.fluss.row.indexed.IndexedRow;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,9 +62,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * callback, not with a future per record. Fluss's {@code AppendWriter} would build two futures, a
  * path, a partition name and a key per record and box every column.
  *
- * <p>Partitions the store does not have yet are created ahead of their records, all at once:
- * {@link StreamPartitionTargets} asks Fluss to create each new partition asynchronously and holds
- * its records until it exists (see there).
+ * <p>Partitions the store does not have yet are created ahead of their records, all at once: {@link
+ * StreamPartitionTargets} asks Fluss to create each new partition asynchronously and holds its
+ * records until it exists (see there).
  *
  * <p>Why offsets come from a list-offsets call after the flush: Fluss 0.9's append result carries
  * no offset. After {@link WriterClient#flush()} every record is acknowledged by all in-sync
@@ -125,9 +124,7 @@ final class FlussStreamWriter implements StreamWriter {
                 new StreamPartitionTargets(
                         table,
                         tableInfo,
-                        table.spec().isPartitioned()
-                                ? new FlussPartitionNames(table.spec())
-                                : null,
+                        table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null,
                         connection.getAdmin(),
                         metadata,
                         this::send);
@@ -192,8 +189,7 @@ final class FlussStreamWriter implements StreamWriter {
      * job restarts from its last checkpoint) rather than blocking a checkpoint barrier forever.
      */
     private void awaitFlush() {
-        CompletableFuture<Void> flushed =
-                CompletableFuture.runAsync(writerClient::flush, flusher);
+        CompletableFuture<Void> flushed = CompletableFuture.runAsync(writerClient::flush, flusher);
         try {
             flushed.get(store.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {

@@ -36,10 +36,10 @@ import org.apache.fluss.types.RowType;
  *
  * <p>Fluss's own encoder reads every column through a field getter that returns an {@code Object},
  * which boxes every number of every record. Here the common types (booleans, integers, floating
- * point, dates, times, compact decimals and timestamps, strings) go straight from Paimon's
- * accessor into the writer, byte for byte what Fluss's encoder writes for them; the other types
- * take Fluss's own getter and writer, through {@link PaimonRowAsFlussRow}. The returned row and its
- * buffer are reused: Fluss's writer copies a record into its batch before its send returns.
+ * point, dates, times, compact decimals and timestamps, strings) go straight from Paimon's accessor
+ * into the writer, byte for byte what Fluss's encoder writes for them; the other types take Fluss's
+ * own getter and writer, through {@link PaimonRowAsFlussRow}. The returned row and its buffer are
+ * reused: Fluss's writer copies a record into its batch before its send returns.
  */
 final class PaimonRowIndexedEncoder {
 

@@ -59,8 +59,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * request. Here the first record of a partition that the client's metadata does not know starts an
  * asynchronous create-if-absent and is held, encoded, with the partition's later records. The
  * writer goes on with other partitions meanwhile, so all new partitions of a batch are created
- * together. Once creations complete, the writer's metadata learns all of them with one request,
- * and the held records go out in the order they were written, before any later record of theirs.
+ * together. Once creations complete, the writer's metadata learns all of them with one request, and
+ * the held records go out in the order they were written, before any later record of theirs.
  */
 final class StreamPartitionTargets {
 

@@ -36,6 +36,7 @@ import org.apache.fluss.metadata.DataLakeFormat;
 import org.apache.fluss.row.encode.IndexedRowEncoder;
 import org.apache.fluss.row.indexed.IndexedRow;
 import org.apache.fluss.types.DataType;
+
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
