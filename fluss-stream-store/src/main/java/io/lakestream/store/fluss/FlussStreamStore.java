@@ -454,22 +454,28 @@ public final class FlussStreamStore implements StreamStore {
                     .add(pb.bucket());
         }
         Map<BinaryRow, CompletableFuture<Map<Integer, Long>>> pending = new LinkedHashMap<>();
-        bucketsPerPartition.forEach(
-                (partition, buckets) ->
-                        pending.put(
-                                partition,
-                                requestOffsets(layout, names, partition, buckets, spec)));
+        for (Map.Entry<BinaryRow, List<Integer>> entry : bucketsPerPartition.entrySet()) {
+            pending.put(
+                    entry.getKey(),
+                    requestOffsets(layout, names, entry.getKey(), entry.getValue(), spec));
+        }
         Map<PartitionBucket, Long> offsets = new HashMap<>();
         long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
-        for (Map.Entry<BinaryRow, CompletableFuture<Map<Integer, Long>>> entry :
-                pending.entrySet()) {
-            BinaryRow partition = entry.getKey();
-            List<Integer> buckets = bucketsPerPartition.get(partition);
-            CompletableFuture<Map<Integer, Long>> future = entry.getValue();
-            Map<Integer, Long> perBucket = null;
-            while (perBucket == null) {
+        while (!pending.isEmpty()) {
+            // partitions whose request failed are asked again together, after one pause for all
+            // of them, not one pause each: many partitions a writer has just created would
+            // otherwise cost a pause apiece
+            Map<BinaryRow, CompletableFuture<Map<Integer, Long>>> retry = new LinkedHashMap<>();
+            for (Map.Entry<BinaryRow, CompletableFuture<Map<Integer, Long>>> entry :
+                    pending.entrySet()) {
+                BinaryRow partition = entry.getKey();
+                List<Integer> buckets = bucketsPerPartition.get(partition);
+                Map<Integer, Long> perBucket;
                 try {
-                    perBucket = calls.await(future, "list offsets of table " + layout.tablePath());
+                    perBucket =
+                            calls.await(
+                                    entry.getValue(),
+                                    "list offsets of table " + layout.tablePath());
                 } catch (StreamStoreException e) {
                     if (FlussAdminCalls.causedBy(e, PartitionNotExistException.class)) {
                         perBucket = new HashMap<>();
@@ -479,18 +485,30 @@ public final class FlussStreamStore implements StreamStore {
                     } else if (System.currentTimeMillis() < deadline) {
                         // a partition the writer has just created may not have bucket leaders in
                         // the client's metadata yet; the client refreshes it on the next request
-                        sleepBriefly();
-                        future = requestOffsets(layout, names, partition, buckets, spec);
+                        retry.put(partition, null);
+                        continue;
                     } else {
                         throw e;
                     }
                 }
+                for (Map.Entry<Integer, Long> bucketOffset : perBucket.entrySet()) {
+                    offsets.put(
+                            new PartitionBucket(partition, bucketOffset.getKey()),
+                            bucketOffset.getValue());
+                }
             }
-            for (Map.Entry<Integer, Long> bucketOffset : perBucket.entrySet()) {
-                offsets.put(
-                        new PartitionBucket(partition, bucketOffset.getKey()),
-                        bucketOffset.getValue());
+            if (!retry.isEmpty()) {
+                sleepBriefly();
+                retry.replaceAll(
+                        (partition, ignored) ->
+                                requestOffsets(
+                                        layout,
+                                        names,
+                                        partition,
+                                        bucketsPerPartition.get(partition),
+                                        spec));
             }
+            pending = retry;
         }
         return offsets;
     }

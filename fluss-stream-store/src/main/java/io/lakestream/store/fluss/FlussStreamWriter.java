@@ -29,12 +29,19 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.types.RowKind;
 
+import org.apache.fluss.client.FlussConnection;
+import org.apache.fluss.client.metadata.MetadataUpdater;
 import org.apache.fluss.client.table.Table;
-import org.apache.fluss.client.table.writer.AppendWriter;
+import org.apache.fluss.client.write.WriteCallback;
+import org.apache.fluss.client.write.WriteRecord;
+import org.apache.fluss.client.write.WriterClient;
+import org.apache.fluss.metadata.PhysicalTablePath;
+import org.apache.fluss.metadata.TableInfo;
+import org.apache.fluss.row.indexed.IndexedRow;
 
-import java.util.HashSet;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -42,14 +49,25 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiConsumer;
 
 /**
- * Appends Paimon rows to the Fluss log table of their Paimon table through Fluss's batching,
- * asynchronous append writer.
+ * Appends Paimon rows to the Fluss log table of their Paimon table through the connection's
+ * batching, asynchronous Fluss writer client.
+ *
+ * <p>The per-record path allocates only what Fluss's writer itself needs (one write record): the
+ * row is encoded without boxing by a reused {@link PaimonRowIndexedEncoder}; the partition's Fluss
+ * path is looked up once per partition ({@link StreamPartitionTargets}); the record goes to the
+ * bucket Paimon assigned it through a precomputed bucket key ({@link PaimonBucketKeys}) instead of
+ * encoding and hashing the row's key again; and completion is tracked per flush with one shared
+ * callback, not with a future per record. Fluss's {@code AppendWriter} would build two futures, a
+ * path, a partition name and a key per record and box every column.
+ *
+ * <p>Partitions the store does not have yet are created ahead of their records, all at once: {@link
+ * StreamPartitionTargets} asks Fluss to create each new partition asynchronously and holds its
+ * records until it exists (see there).
  *
  * <p>Why offsets come from a list-offsets call after the flush: Fluss 0.9's append result carries
- * no offset. After {@link AppendWriter#flush()} every record is acknowledged by all in-sync
+ * no offset. After {@link WriterClient#flush()} every record is acknowledged by all in-sync
  * replicas, so each written partition-bucket's latest offset (its high watermark) is at or past
  * this writer's last record; and since each partition-bucket has one writer (the sink shuffles by
  * bucket), no other writer can have moved it further.
@@ -60,19 +78,22 @@ final class FlussStreamWriter implements StreamWriter {
     private final StreamTable table;
     private final FlussStreamTableLayout layout;
     private final Table flussTable;
-    private final AppendWriter writer;
-    private final PaimonRowAsFlussRow flussRow;
-    private final FlussPartitionNames partitionNames;
-
-    private final Set<PartitionBucket> writtenSinceFlush = new HashSet<>();
+    private final TableInfo tableInfo;
+    private final WriterClient writerClient;
+    private final PaimonRowIndexedEncoder encoder;
+    private final PaimonBucketKeys bucketKeys;
+    private final StreamPartitionTargets targets;
 
     private final AtomicReference<Throwable> asyncFailure = new AtomicReference<>();
-    private final BiConsumer<Object, Throwable> recordFailure =
-            (result, error) -> {
+
+    /** One callback for every record: the flush tells when they completed, this only if failed. */
+    private final WriteCallback recordFailure =
+            (bucket, offset, error) -> {
                 if (error != null) {
                     asyncFailure.compareAndSet(null, error);
                 }
             };
+
     private final ExecutorService flusher =
             Executors.newSingleThreadExecutor(
                     r -> {
@@ -81,19 +102,32 @@ final class FlussStreamWriter implements StreamWriter {
                         return thread;
                     });
 
+    /** The target of the previous record: rows of one partition often follow each other. */
+    private StreamPartitionTargets.Target lastTarget;
+
     FlussStreamWriter(FlussStreamStore store, StreamTable table, FlussStreamTableLayout layout) {
         this.store = store;
         this.table = table;
         this.layout = layout;
         this.flussTable = store.connection().getTable(layout.tablePath());
-        this.writer = flussTable.newAppend().createWriter();
+        this.tableInfo = flussTable.getTableInfo();
+        FlussConnection connection = (FlussConnection) store.connection();
+        this.writerClient = connection.getOrCreateWriterClient();
         // the columns of the table as this writer's client sees them: the rows it encodes
-        this.flussRow =
-                new PaimonRowAsFlussRow(
-                        new FlussColumnMapping(
-                                table.spec(), flussTable.getTableInfo().getRowType()));
-        this.partitionNames =
-                table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null;
+        this.encoder =
+                new PaimonRowIndexedEncoder(
+                        new FlussColumnMapping(table.spec(), tableInfo.getRowType()),
+                        tableInfo.getRowType());
+        this.bucketKeys = PaimonBucketKeys.of(tableInfo);
+        MetadataUpdater metadata = connection.getMetadataUpdater();
+        this.targets =
+                new StreamPartitionTargets(
+                        table,
+                        tableInfo,
+                        table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null,
+                        connection.getAdmin(),
+                        metadata,
+                        this::send);
     }
 
     @Override
@@ -108,36 +142,44 @@ final class FlussStreamWriter implements StreamWriter {
                                     + "a %s row.",
                             table.spec().identifier().getFullName(), rowKind));
         }
-        if (!writtenSinceFlush.contains(partitionBucket)) {
-            // checked once per partition-bucket and flush, not per row
-            checkPartition(partitionBucket.partition());
-            // a copy, because callers may reuse the partition row (Paimon's key extractor does)
-            writtenSinceFlush.add(
-                    new PartitionBucket(
-                            partitionBucket.partition().copy(), partitionBucket.bucket()));
+        targets.sendCreated();
+        BinaryRow partition = partitionBucket.partition();
+        StreamPartitionTargets.Target target = lastTarget;
+        // compares content: callers may overwrite the same partition row object in place
+        if (target == null || !target.partition().equals(partition)) {
+            // refuses a partition that Fluss cannot file under a name of its own (a null value, a
+            // timestamp before year 1) before Fluss's writer files it: Fluss would fail with a
+            // bare null-pointer exception, or put the record into another partition
+            target = targets.targetOf(partition);
+            lastTarget = target;
         }
-        // one callback for all records: a lambda here would be one more object per record
-        writer.append(flussRow.replace(row, rowKind)).whenComplete(recordFailure);
+        int bucket = partitionBucket.bucket();
+        target.written(bucket);
+        IndexedRow encoded = encoder.encode(row, rowKind);
+        if (target.isReady()) {
+            send(target.path(), bucket, encoded);
+        } else {
+            target.hold(bucket, encoded);
+        }
     }
 
-    /**
-     * Refuses a partition that Fluss cannot file under a name of its own (a null value, a timestamp
-     * before year 1) before Fluss's writer files it: Fluss would fail with a bare null-pointer
-     * exception, or put the record into another partition.
-     */
-    private void checkPartition(BinaryRow partition) {
-        if (partitionNames != null) {
-            partitionNames.nameOf(partition);
-        }
+    private void send(PhysicalTablePath path, int bucket, IndexedRow row) {
+        writerClient.send(
+                WriteRecord.forIndexedAppend(tableInfo, path, row, bucketKeys.keyOf(bucket)),
+                recordFailure);
     }
 
     @Override
     public Map<PartitionBucket, Long> flush() {
+        targets.awaitCreated(store.writeTimeout());
         awaitFlush();
         throwOnAsyncFailure();
+        List<PartitionBucket> written = targets.writtenSinceFlush();
         Map<PartitionBucket, Long> offsets =
-                store.listOffsets(layout, writtenSinceFlush, OffsetPosition.LATEST);
-        writtenSinceFlush.clear();
+                written.isEmpty()
+                        ? new HashMap<>()
+                        : store.listOffsets(layout, written, OffsetPosition.LATEST);
+        targets.clearWritten();
         return offsets;
     }
 
@@ -147,7 +189,7 @@ final class FlussStreamWriter implements StreamWriter {
      * job restarts from its last checkpoint) rather than blocking a checkpoint barrier forever.
      */
     private void awaitFlush() {
-        CompletableFuture<Void> flushed = CompletableFuture.runAsync(writer::flush, flusher);
+        CompletableFuture<Void> flushed = CompletableFuture.runAsync(writerClient::flush, flusher);
         try {
             flushed.get(store.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
