@@ -110,7 +110,7 @@ public final class LakeSqlEnvironments {
         return tEnv;
     }
 
-    static long count(TableEnvironment tEnv, String table) {
+    public static long count(TableEnvironment tEnv, String table) {
         List<Row> rows =
                 CollectionUtil.iteratorToList(
                         tEnv.executeSql("SELECT COUNT(*) FROM " + table).collect());
@@ -122,8 +122,8 @@ public final class LakeSqlEnvironments {
      * timeout that enabling uses, so that a test can enable a table again after cancelling the job
      * that wrote it.
      */
-    static void awaitWriterLeaseExpired(TableEnvironment tEnv, String table, Duration timeout)
-            throws Exception {
+    public static void awaitWriterLeaseExpired(
+            TableEnvironment tEnv, String table, Duration timeout) throws Exception {
         Identifier identifier = Identifier.fromString(table);
         FileStoreTable paimon = paimonTable(tEnv, table);
         try (StreamStore store = SharedFlussCluster.newStore()) {

@@ -23,6 +23,7 @@ import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorState;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorStateSerializer;
 import io.lakestream.flink.source.enumerator.LakeStreamSplitEnumerator;
+import io.lakestream.flink.source.enumerator.PlannedRowCount;
 import io.lakestream.flink.source.enumerator.ReadStart;
 import io.lakestream.flink.source.reader.LakeStreamSourceReader;
 import io.lakestream.flink.source.split.LakeStreamSplit;
@@ -34,6 +35,7 @@ import io.lakestream.flink.store.StreamTableSpec;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.flink.LogicalTypeConversion;
+import org.apache.paimon.predicate.PartitionPredicateVisitor;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.RowType;
@@ -56,6 +58,7 @@ import javax.annotation.Nullable;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * The hybrid source of a Paimon table in lake-stream mode: the rows of a Paimon snapshot, then, per
@@ -163,6 +166,33 @@ public final class LakeStreamSource
                         == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
                 conf.get(LakeStreamOptions.READ_PARTITION_DISCOVERY_INTERVAL).toMillis(),
                 state);
+    }
+
+    /**
+     * The number of rows this read returns, counted from metadata without reading a row: Paimon's
+     * row counts of the snapshot's files plus the store records of each kept partition-bucket
+     * between the snapshot's offset and the store's end now, less fenced ones. Empty where that is
+     * not exact: an unbounded read, a primary-key table (its records merge), a filter on other than
+     * partition columns, or a file whose row count Paimon does not know.
+     */
+    public OptionalLong rowCountFromMetadata() {
+        if (!bounded
+                || (filter != null
+                        && !filter.visit(new PartitionPredicateVisitor(table.partitionKeys())))) {
+            return OptionalLong.empty();
+        }
+        Configuration conf = Configuration.fromMap(options);
+        Map<String, String> storeOptions = options;
+        return PlannedRowCount.count(
+                table,
+                streamTable,
+                filter,
+                conf.get(LakeStreamOptions.READ_LAKE_ONLY),
+                conf.get(LakeStreamOptions.READ_ISOLATION)
+                        == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
+                () ->
+                        StreamStoreLoader.create(
+                                storeOptions, LakeStreamSource.class.getClassLoader()));
     }
 
     @Override

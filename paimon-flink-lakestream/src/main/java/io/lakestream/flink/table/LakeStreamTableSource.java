@@ -23,11 +23,14 @@ import io.lakestream.flink.source.LakeStreamSource;
 
 import org.apache.paimon.flink.LogicalTypeConversion;
 import org.apache.paimon.flink.PredicateConverter;
+import org.apache.paimon.flink.source.NumberSequenceRowSource;
+import org.apache.paimon.predicate.PartitionPredicateVisitor;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.catalog.ObjectIdentifier;
@@ -37,9 +40,12 @@ import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsAggregatePushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.expressions.AggregateExpression;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.RowKind;
@@ -49,20 +55,29 @@ import javax.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * {@code SELECT} from a table in lake-stream mode: the hybrid source. Streaming, an append table is
  * insert-only and a primary-key table a full changelog merged with its merge engine; batch, the
  * freshest union read, insert-only. Filters go to the source (partition pruning and Paimon's file
- * skipping) and are applied again by the planner; top-level projections are pushed down. Lookup
- * joins go to Paimon's own source of the table, which reads committed data.
+ * skipping) and are applied again by the planner, except, in batch, those on partition columns
+ * alone, which the source applies exactly (as Paimon's source does); top-level projections are
+ * pushed down. A batch {@code COUNT(*)} of an append table is answered from metadata, as Paimon
+ * answers it. Lookup joins go to Paimon's own source of the table, which reads committed data.
  */
 @Internal
 public class LakeStreamTableSource
         implements ScanTableSource,
                 LookupTableSource,
                 SupportsProjectionPushDown,
-                SupportsFilterPushDown {
+                SupportsFilterPushDown,
+                SupportsAggregatePushDown {
+
+    /** The class of Flink's {@code COUNT(*)} and {@code COUNT(1)}, as Paimon's source tests it. */
+    private static final String COUNT_STAR =
+            "org.apache.flink.table.planner.functions.aggfunctions.Count1AggFunction";
 
     private final ObjectIdentifier identifier;
     private final FileStoreTable table;
@@ -70,6 +85,9 @@ public class LakeStreamTableSource
     private final boolean unbounded;
     @Nullable private int[] projection;
     @Nullable private Predicate filter;
+
+    /** The row count of a pushed-down {@code COUNT(*)}: the source then emits it alone. */
+    @Nullable private Long countPushed;
 
     /**
      * Paimon's own source of the table, which serves lookup joins from committed data. It gets the
@@ -99,16 +117,12 @@ public class LakeStreamTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        LakeStreamSource.Builder builder =
-                LakeStreamSource.builder()
-                        .setTable(table)
-                        .setOptions(storeOptions)
-                        .setBounded(!unbounded);
+        if (countPushed != null) {
+            return countStarScan(countPushed);
+        }
+        LakeStreamSource.Builder builder = sourceBuilder();
         if (projection != null) {
             builder.setProjection(projection);
-        }
-        if (filter != null) {
-            builder.setFilter(filter);
         }
         LakeStreamSource source = builder.build();
         boolean insertsOnly = !unbounded && !table.primaryKeys().isEmpty();
@@ -138,6 +152,73 @@ public class LakeStreamTableSource
                 return !unbounded;
             }
         };
+    }
+
+    private LakeStreamSource.Builder sourceBuilder() {
+        LakeStreamSource.Builder builder =
+                LakeStreamSource.builder()
+                        .setTable(table)
+                        .setOptions(storeOptions)
+                        .setBounded(!unbounded);
+        if (filter != null) {
+            builder.setFilter(filter);
+        }
+        return builder;
+    }
+
+    /** One row, the count: what the planner's local aggregate would have produced. */
+    private static ScanRuntimeProvider countStarScan(long count) {
+        // Paimon's own source emits its pushed count this way
+        NumberSequenceRowSource source = new NumberSequenceRowSource(count, count);
+        return new SourceProvider() {
+            @Override
+            public Source<RowData, ?, ?> createSource() {
+                return source;
+            }
+
+            @Override
+            public boolean isBounded() {
+                return true;
+            }
+
+            @Override
+            public Optional<Integer> getParallelism() {
+                return Optional.of(1);
+            }
+        };
+    }
+
+    /**
+     * Takes a batch {@code COUNT(*)} (no grouping, nothing else aggregated) of an append table,
+     * filtered by partition columns at most, and answers it from metadata: see {@link
+     * LakeStreamSource#rowCountFromMetadata()}. Refused (the rows are read and counted) for
+     * streaming reads, primary-key tables, whose store records merge into keys, and where Paimon
+     * refuses it (a file without a known row count).
+     */
+    @Override
+    public boolean applyAggregates(
+            List<int[]> groupingSets,
+            List<AggregateExpression> aggregateExpressions,
+            DataType producedDataType) {
+        if (unbounded
+                || !table.primaryKeys().isEmpty()
+                || groupingSets.size() != 1
+                || groupingSets.get(0).length != 0
+                || aggregateExpressions.size() != 1
+                || !aggregateExpressions
+                        .get(0)
+                        .getFunctionDefinition()
+                        .getClass()
+                        .getName()
+                        .equals(COUNT_STAR)) {
+            return false;
+        }
+        OptionalLong count = sourceBuilder().build().rowCountFromMetadata();
+        if (!count.isPresent()) {
+            return false;
+        }
+        this.countPushed = count.getAsLong();
+        return true;
     }
 
     /**
@@ -176,8 +257,25 @@ public class LakeStreamTableSource
         }
         this.filter = converted.isEmpty() ? null : PredicateBuilder.and(converted);
         ((SupportsFilterPushDown) committedLookup).applyFilters(filters);
-        // the source prunes and skips with them; the planner still applies every one
-        return Result.of(new ArrayList<>(), filters);
+        // the source prunes and skips with them; the planner still applies every one, except, in
+        // batch, those on partition columns alone: partition pruning is exact in the lake and the
+        // store, so Paimon's source consumes them too (and a COUNT(*) can then be pushed down)
+        List<ResolvedExpression> remaining = new ArrayList<>();
+        PartitionPredicateVisitor onPartitions =
+                new PartitionPredicateVisitor(table.partitionKeys());
+        for (ResolvedExpression expression : filters) {
+            boolean consumed =
+                    !unbounded
+                            && PredicateConverter.convert(
+                                            LogicalTypeConversion.toLogicalType(table.rowType()),
+                                            expression)
+                                    .map(p -> p.visit(onPartitions))
+                                    .orElse(false);
+            if (!consumed) {
+                remaining.add(expression);
+            }
+        }
+        return Result.of(new ArrayList<>(), remaining);
     }
 
     @Override
@@ -191,6 +289,7 @@ public class LakeStreamTableSource
                         (LookupTableSource) committedLookup.copy());
         copy.projection = projection;
         copy.filter = filter;
+        copy.countPushed = countPushed;
         return copy;
     }
 
