@@ -20,6 +20,7 @@ package io.lakestream.flink.table;
 
 import io.lakestream.flink.source.LakeStreamChangelog;
 import io.lakestream.flink.source.LakeStreamSource;
+import io.lakestream.flink.store.StreamTable;
 
 import org.apache.paimon.flink.LogicalTypeConversion;
 import org.apache.paimon.flink.PredicateConverter;
@@ -49,6 +50,7 @@ import javax.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@code SELECT} from a table in lake-stream mode: the hybrid source. Streaming, an append table is
@@ -67,6 +69,10 @@ public class LakeStreamTableSource
     private final ObjectIdentifier identifier;
     private final FileStoreTable table;
     private final Map<String, String> storeOptions;
+
+    /** The catalog's stream table of the table, or null: the builder then looks it up. */
+    private final Supplier<StreamTable> streamTable;
+
     private final boolean unbounded;
     @Nullable private int[] projection;
     @Nullable private Predicate filter;
@@ -81,11 +87,13 @@ public class LakeStreamTableSource
             ObjectIdentifier identifier,
             FileStoreTable table,
             Map<String, String> storeOptions,
+            Supplier<StreamTable> streamTable,
             boolean unbounded,
             LookupTableSource committedLookup) {
         this.identifier = identifier;
         this.table = table;
         this.storeOptions = storeOptions;
+        this.streamTable = streamTable;
         this.unbounded = unbounded;
         this.committedLookup = committedLookup;
     }
@@ -104,6 +112,10 @@ public class LakeStreamTableSource
                         .setTable(table)
                         .setOptions(storeOptions)
                         .setBounded(!unbounded);
+        StreamTable known = streamTable.get();
+        if (known != null) {
+            builder.setStreamTable(known);
+        }
         if (projection != null) {
             builder.setProjection(projection);
         }
@@ -187,6 +199,7 @@ public class LakeStreamTableSource
                         identifier,
                         table,
                         storeOptions,
+                        streamTable,
                         unbounded,
                         (LookupTableSource) committedLookup.copy());
         copy.projection = projection;
