@@ -76,6 +76,18 @@ public final class LakeStreamOptions {
                                     + "from its last checkpoint, instead of waiting without end "
                                     + "for a store that cannot be reached.");
 
+    public static final ConfigOption<Duration> STORE_CONNECTION_IDLE_TIMEOUT =
+            ConfigOptions.key("lake-stream.store.connection-idle-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(5))
+                    .withDescription(
+                            "How long the stream store's connection stays open after its last "
+                                    + "user let it go. A process keeps one connection per store "
+                                    + "configuration (and Flink job), shared by planning and "
+                                    + "every operator; a statement planned within this time "
+                                    + "reuses it. The connection is closed in the background, "
+                                    + "so neither the last user nor the next one waits for it.");
+
     /**
      * Under {@code lake-stream.store.}, with the other options of ours that every store reads, and
      * not under {@code lake-stream.fluss.}, whose keys go to the Fluss client as they are.

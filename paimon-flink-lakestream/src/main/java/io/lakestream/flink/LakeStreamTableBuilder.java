@@ -27,6 +27,8 @@ import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import javax.annotation.Nullable;
+
 import java.util.HashMap;
 import java.util.Map;
 
@@ -42,6 +44,7 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
 
     protected FileStoreTable table;
     protected final Map<String, String> options = new HashMap<>();
+    @Nullable protected StreamTable knownStreamTable;
 
     protected LakeStreamTableBuilder() {}
 
@@ -63,6 +66,17 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
 
     public B setOptions(Map<String, String> options) {
         this.options.putAll(options);
+        return self();
+    }
+
+    /**
+     * The table's stream table, when the caller has looked it up already (the {@code
+     * paimon-lakestream} catalog keeps the ones it knows): building then asks the store for
+     * nothing. One of another spec than the table's (another schema or owner) is ignored, and the
+     * stream table is looked up in the store.
+     */
+    public B setStreamTable(StreamTable streamTable) {
+        this.knownStreamTable = streamTable;
         return self();
     }
 
@@ -92,8 +106,19 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
         return LakeStreamOptions.forTable(table.options(), options);
     }
 
+    /**
+     * The existing stream table of {@code spec}, in the store that {@code storeOptions} name: the
+     * one {@link #setStreamTable given} if it is of {@code spec}, else the store's.
+     */
+    protected StreamTable streamTable(StreamTableSpec spec, Map<String, String> storeOptions) {
+        if (knownStreamTable != null && knownStreamTable.spec().equals(spec)) {
+            return knownStreamTable;
+        }
+        return lookUpStreamTable(spec, storeOptions);
+    }
+
     /** The existing stream table of {@code spec}, in the store that {@code storeOptions} name. */
-    protected static StreamTable streamTable(
+    public static StreamTable lookUpStreamTable(
             StreamTableSpec spec, Map<String, String> storeOptions) {
         try (StreamStore store =
                 StreamStoreLoader.create(

@@ -42,10 +42,20 @@ final class FlussAdminCalls {
 
     private final String bootstrapServers;
     private final Duration timeout;
+    private volatile Runnable onGivingUp = () -> {};
 
     FlussAdminCalls(String bootstrapServers, Duration timeout) {
         this.bootstrapServers = bootstrapServers;
         this.timeout = timeout;
+    }
+
+    /**
+     * Runs {@code action} whenever a call gives up because the cluster did not answer in time: the
+     * store then stops sharing its connection, which may know a server's old address (a Fluss 0.9.1
+     * client never learns the new one), so that the next store gets a connection of its own.
+     */
+    void onGivingUp(Runnable action) {
+        this.onGivingUp = action;
     }
 
     <T> T await(CompletableFuture<T> future, String what) {
@@ -53,6 +63,7 @@ final class FlussAdminCalls {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             future.cancel(true);
+            onGivingUp.run();
             throw new StreamStoreException(
                     String.format(
                             "Timed out after %s to %s on the Fluss cluster at %s (option '%s').",
@@ -99,7 +110,11 @@ final class FlussAdminCalls {
                 return await(future, what);
             } catch (StreamStoreException e) {
                 boolean retriable = !sent || causedBy(e, RetriableException.class);
-                if (!retriable || System.currentTimeMillis() + RETRY_PAUSE_MILLIS > deadline) {
+                if (!retriable) {
+                    throw e;
+                }
+                if (System.currentTimeMillis() + RETRY_PAUSE_MILLIS > deadline) {
+                    onGivingUp.run();
                     throw e;
                 }
             }

@@ -22,6 +22,7 @@ import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.OffsetPosition;
+import io.lakestream.flink.store.SharedResourcePool;
 import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreException;
@@ -35,8 +36,6 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 
 import org.apache.fluss.client.Connection;
-import org.apache.fluss.client.ConnectionFactory;
-import org.apache.fluss.client.FlussConnection;
 import org.apache.fluss.client.admin.Admin;
 import org.apache.fluss.client.admin.ListOffsetsResult;
 import org.apache.fluss.client.admin.OffsetSpec;
@@ -64,9 +63,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The Fluss stream store: one Fluss log table per Paimon table, in a Fluss database of the Paimon
@@ -82,11 +78,10 @@ public final class FlussStreamStore implements StreamStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(FlussStreamStore.class);
 
-    private static final long FORCED_WRITER_CLOSE_MILLIS = 100;
-
     private final Configuration clientConf;
     private final Duration writeTimeout;
     private final FlussAdminCalls calls;
+    private final SharedResourcePool.Lease<FlussConnections.Opened> lease;
     private final Connection connection;
     private final Admin admin;
     private final String databasePrefix;
@@ -95,6 +90,7 @@ public final class FlussStreamStore implements StreamStore {
             Map<String, String> clientOptions,
             Duration requestTimeout,
             Duration writeTimeout,
+            Duration connectionIdleTimeout,
             String databasePrefix) {
         // checked before connecting: a wrong option fails at once, with no cluster to wait for
         this.databasePrefix = checkedDatabasePrefix(databasePrefix);
@@ -114,38 +110,11 @@ public final class FlussStreamStore implements StreamStore {
                                     FlussStreamStoreFactory.IDENTIFIER)));
         }
         this.calls = new FlussAdminCalls(servers, requestTimeout);
-        this.connection = connect(clientConf, calls);
+        this.lease =
+                FlussConnections.acquire(clientConf, calls, writeTimeout, connectionIdleTimeout);
+        calls.onGivingUp(this::discardConnection);
+        this.connection = lease.resource().connection;
         this.admin = connection.getAdmin();
-    }
-
-    /**
-     * Connects within the request timeout. Fluss's client connects eagerly and retries an
-     * unreachable bootstrap server for a while of its own, so the attempt runs in a thread of its
-     * own that is abandoned (and its connection closed, should it come up later) on time-out.
-     */
-    private static Connection connect(Configuration conf, FlussAdminCalls calls) {
-        CompletableFuture<Connection> attempt =
-                CompletableFuture.supplyAsync(() -> ConnectionFactory.createConnection(conf));
-        try {
-            return attempt.get(calls.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            attempt.thenAccept(FlussStreamStore::closeQuietly);
-            throw new StreamStoreException(
-                    String.format(
-                            "Cannot reach the Fluss cluster at %s within %s (option '%s').",
-                            calls.bootstrapServers(),
-                            FlussAdminCalls.format(calls.timeout()),
-                            LakeStreamOptions.STORE_REQUEST_TIMEOUT.key()));
-        } catch (ExecutionException e) {
-            throw new StreamStoreException(
-                    String.format(
-                            "Cannot connect to the Fluss cluster at %s: %s",
-                            calls.bootstrapServers(), e.getCause().getMessage()),
-                    e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StreamStoreException("Interrupted while connecting to Fluss", e);
-        }
     }
 
     /**
@@ -602,37 +571,24 @@ public final class FlussStreamStore implements StreamStore {
     }
 
     /**
-     * Closes the connection, waiting at most the write timeout. Fluss's connection waits for every
-     * pending write without a time limit when it closes, which would keep a failed Flink task from
-     * being cancelled (and its job from restarting) for as long as the cluster is unreachable; past
-     * the timeout the close goes on in a background thread.
+     * Takes this store's connection out of use for everyone: a writer whose records failed or were
+     * not flushed leaves batches in the connection's writer that a restarted attempt must not find
+     * there (they would land after its fences), and a connection whose calls time out may know a
+     * server's old address. The connection is closed, dropping pending batches, when its last user
+     * closes its store; the next store opens a new one.
+     */
+    void discardConnection() {
+        lease.invalidate();
+    }
+
+    /**
+     * Releases this store's share of the process's connection ({@link FlussConnections}): it
+     * returns at once, and the connection is closed in the background once nobody has used it for
+     * the idle timeout. A {@link #discardConnection discarded} connection is closed at once by its
+     * last user, within the write timeout.
      */
     @Override
     public void close() {
-        Thread closer = new Thread(() -> closeQuietly(connection), "lake-stream-fluss-close");
-        closer.setDaemon(true);
-        closer.start();
-        try {
-            closer.join(writeTimeout.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (closer.isAlive() && connection instanceof FlussConnection) {
-            // Fluss 0.9.1's writer, closing, sends its pending batches again and again without a
-            // pause; when its metadata cannot be refreshed (a server that restarted) the loop never
-            // ends and takes a CPU core. Force it closed: the pending batches belong to a failed
-            // attempt, whose records are fenced when the job restarts.
-            ((FlussConnection) connection)
-                    .getOrCreateWriterClient()
-                    .close(Duration.ofMillis(FORCED_WRITER_CLOSE_MILLIS));
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable closeable) {
-        try {
-            closeable.close();
-        } catch (Exception ignored) {
-            // closing is best effort: the connection holds no state that must be saved
-        }
+        lease.close();
     }
 }

@@ -40,6 +40,7 @@ public final class FlussStreamStoreFactory implements StreamStoreFactory {
                 context.storeOptions(),
                 context.requestTimeout(),
                 context.writeTimeout(),
+                context.connectionIdleTimeout(),
                 context.databasePrefix());
     }
 }

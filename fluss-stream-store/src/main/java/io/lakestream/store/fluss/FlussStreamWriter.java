@@ -235,6 +235,10 @@ final class FlussStreamWriter implements StreamWriter {
     @Override
     public void close() {
         flusher.shutdownNow();
+        if (asyncFailure.get() != null || !targets.writtenSinceFlush().isEmpty()) {
+            // records of this writer may still be pending in the shared connection
+            store.discardConnection();
+        }
         try {
             flussTable.close();
         } catch (Exception e) {

@@ -24,6 +24,7 @@ import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.store.fluss.testutils.Await;
@@ -135,9 +136,15 @@ class LakeStreamSinkOutageITCase {
 
         table = tables.table("outage");
         long latest = table.snapshotManager().latestSnapshotId();
-        // a client of its own: the in-process tablet server came back on another port, which a
-        // Fluss 0.9.1 client that knew the old one never learns
-        try (StreamStore fresh = SharedFlussCluster.newStore()) {
+        // a client of its own (connections are shared per configuration, hence a client id of its
+        // own): the in-process tablet server came back on another port, which a Fluss 0.9.1
+        // client that knew the old one never learns
+        Map<String, String> ownClient = SharedFlussCluster.lakeStreamOptions();
+        ownClient.put(
+                LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id", "after-the-outage");
+        try (StreamStore fresh =
+                StreamStoreLoader.create(
+                        ownClient, LakeStreamSinkOutageITCase.class.getClassLoader())) {
             long fenced =
                     new SinkVerification(tables.catalog, fresh).assertExactlyOnce(identifier, rows);
             System.out.println("Records fenced after the outage: " + fenced);

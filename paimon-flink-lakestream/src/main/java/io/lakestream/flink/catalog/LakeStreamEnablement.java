@@ -85,6 +85,7 @@ public final class LakeStreamEnablement {
 
     private final Catalog catalog;
     private final Map<String, String> catalogOptions;
+    private final StreamTableCache streamTables = new StreamTableCache();
 
     /**
      * @param catalog the Paimon catalog that holds the tables (not a lake-stream wrapper of it)
@@ -99,6 +100,11 @@ public final class LakeStreamEnablement {
     /** The catalog's options; its {@code lake-stream.*} entries win over a table's. */
     public Map<String, String> catalogOptions() {
         return catalogOptions;
+    }
+
+    /** The stream tables this catalog knows, which planning takes without asking the store. */
+    public StreamTableCache streamTables() {
+        return streamTables;
     }
 
     /** Whether the table's options turn lake-stream mode on. */
@@ -124,6 +130,7 @@ public final class LakeStreamEnablement {
 
     /** Disables lake-stream mode; drops the stream table too when asked. Idempotent. */
     public void disable(Identifier identifier, boolean dropStreamTable) {
+        streamTables.forget(identifier);
         FileStoreTable table = fileStoreTable(identifier);
         if (isEnabled(table.options())) {
             List<SchemaChange> changes = new ArrayList<>();
@@ -147,6 +154,7 @@ public final class LakeStreamEnablement {
     /** Step 1: the stream table of {@code table}, created if missing. */
     /** Steps 1 and 2 with one store client (closing one takes a while). */
     void provisionAndRecordStart(Identifier identifier, FileStoreTable table) {
+        streamTables.forget(identifier);
         StreamTableSpec spec = validatedSpec(identifier, table);
         try (StreamStore store = openStore(table.options())) {
             recordStartOffsets(identifier, table, provision(identifier, spec, store), store);
@@ -155,6 +163,7 @@ public final class LakeStreamEnablement {
 
     /** Step 1 alone. */
     StreamTable provision(Identifier identifier, FileStoreTable table) {
+        streamTables.forget(identifier);
         StreamTableSpec spec = validatedSpec(identifier, table);
         try (StreamStore store = openStore(table.options())) {
             return provision(identifier, spec, store);

@@ -46,6 +46,10 @@ public class LakeStreamFlinkCatalog extends FlinkCatalog {
 
     @Override
     public Optional<Factory> getFactory() {
-        return Optional.of(new LakeStreamTableFactory(this, catalog().options()));
+        return Optional.of(
+                new LakeStreamTableFactory(
+                        this,
+                        catalog().options(),
+                        ((LakeStreamPaimonCatalog) catalog()).enablement().streamTables()));
     }
 }

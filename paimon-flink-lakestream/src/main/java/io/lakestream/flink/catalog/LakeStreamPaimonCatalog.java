@@ -90,6 +90,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     public void alterTable(
             Identifier identifier, List<SchemaChange> changes, boolean ignoreIfNotExists)
             throws TableNotExistException, ColumnAlreadyExistException, ColumnNotExistException {
+        // whatever changes, planning looks the stream table up again
+        enablement.streamTables().forget(identifier);
         FileStoreTable table;
         try {
             table = enablement.fileStoreTable(identifier);
@@ -271,6 +273,7 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     @Override
     public void dropTable(Identifier identifier, boolean ignoreIfNotExists)
             throws TableNotExistException {
+        enablement.streamTables().forget(identifier);
         FileStoreTable enabled = enabledTable(identifier);
         // the owner is read before the table goes: it is what the store checks the drop against
         StreamTableOwner owner = enabled == null ? null : StreamTableOwner.of(enabled);

@@ -18,6 +18,8 @@
 
 package io.lakestream.flink.store;
 
+import io.lakestream.flink.LakeStreamOptions;
+
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.time.Duration;
@@ -55,6 +57,14 @@ public interface StreamStoreFactory {
          * buffer space) before it fails.
          */
         Duration writeTimeout();
+
+        /**
+         * How long a store's connection, shared by every store of one configuration in a process,
+         * stays open after the last of them is closed, so that the next one reuses it.
+         */
+        default Duration connectionIdleTimeout() {
+            return LakeStreamOptions.STORE_CONNECTION_IDLE_TIMEOUT.defaultValue();
+        }
 
         /**
          * The catalog's {@code lake-stream.store.database-prefix}: what the store puts before the

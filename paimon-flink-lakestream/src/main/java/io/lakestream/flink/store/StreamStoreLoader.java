@@ -46,6 +46,7 @@ public final class StreamStoreLoader {
         String identifier = conf.get(LakeStreamOptions.STORE);
         Duration requestTimeout = conf.get(LakeStreamOptions.STORE_REQUEST_TIMEOUT);
         Duration writeTimeout = conf.get(LakeStreamOptions.STORE_WRITE_TIMEOUT);
+        Duration idleTimeout = conf.get(LakeStreamOptions.STORE_CONNECTION_IDLE_TIMEOUT);
         String databasePrefix = conf.get(LakeStreamOptions.STORE_DATABASE_PREFIX);
         String prefix = LakeStreamOptions.storeOptionsPrefix(identifier);
         Map<String, String> storeOptions = new HashMap<>();
@@ -71,6 +72,11 @@ public final class StreamStoreLoader {
                             @Override
                             public Duration writeTimeout() {
                                 return writeTimeout;
+                            }
+
+                            @Override
+                            public Duration connectionIdleTimeout() {
+                                return idleTimeout;
                             }
 
                             @Override

@@ -19,8 +19,13 @@
 package io.lakestream.flink.table;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
+import io.lakestream.flink.catalog.StreamTableCache;
+import io.lakestream.flink.store.StreamTable;
+import io.lakestream.flink.store.StreamTableSpec;
 
+import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.flink.DataCatalogTable;
 import org.apache.paimon.flink.FlinkCatalog;
 import org.apache.paimon.flink.FlinkConnectorOptions;
@@ -35,7 +40,10 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.LookupTableSource;
 
+import javax.annotation.Nullable;
+
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The table factory of the {@code paimon-lakestream} catalog: a table in lake-stream mode gets the
@@ -47,10 +55,23 @@ import java.util.Map;
 public class LakeStreamTableFactory extends FlinkTableFactory {
 
     private final Map<String, String> catalogOptions;
+    @Nullable private final StreamTableCache streamTables;
 
     public LakeStreamTableFactory(FlinkCatalog catalog, Map<String, String> catalogOptions) {
+        this(catalog, catalogOptions, null);
+    }
+
+    /**
+     * @param streamTables the stream tables the catalog knows, taken by planning instead of asking
+     *     the store; null to ask the store every time
+     */
+    public LakeStreamTableFactory(
+            FlinkCatalog catalog,
+            Map<String, String> catalogOptions,
+            @Nullable StreamTableCache streamTables) {
         super(catalog);
         this.catalogOptions = catalogOptions;
+        this.streamTables = streamTables;
     }
 
     @Override
@@ -69,10 +90,12 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
         // Paimon's own source of the same table serves lookup joins: it reads committed data
         LookupTableSource committedLookup =
                 (LookupTableSource) super.createDynamicTableSource(context);
+        Map<String, String> storeOptions = storeOptions(table);
         return new LakeStreamTableSource(
                 context.getObjectIdentifier(),
                 table,
-                storeOptions(table),
+                storeOptions,
+                knownStreamTable(table, storeOptions),
                 unbounded,
                 committedLookup);
     }
@@ -83,7 +106,32 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
         if (table == null) {
             return super.createDynamicTableSink(context);
         }
-        return new LakeStreamTableSink(context.getObjectIdentifier(), table, storeOptions(table));
+        Map<String, String> storeOptions = storeOptions(table);
+        return new LakeStreamTableSink(
+                context.getObjectIdentifier(),
+                table,
+                storeOptions,
+                knownStreamTable(table, storeOptions));
+    }
+
+    /**
+     * The stream table of {@code table} from the catalog's cache, looked up in the store the first
+     * time: when the source or sink is built, not before (a lookup join needs no stream table).
+     */
+    private Supplier<StreamTable> knownStreamTable(
+            FileStoreTable table, Map<String, String> storeOptions) {
+        if (streamTables == null) {
+            return () -> null;
+        }
+        return () -> {
+            // the spec the builders derive: a different one makes them look it up themselves
+            StreamTableSpec spec =
+                    StreamTableSpec.of(Identifier.fromString(table.fullName()), table);
+            return streamTables.get(
+                    spec,
+                    storeOptions,
+                    () -> LakeStreamTableBuilder.lookUpStreamTable(spec, storeOptions));
+        };
     }
 
     /** The Paimon table with the query's options (hints included) if it is enabled, else null. */

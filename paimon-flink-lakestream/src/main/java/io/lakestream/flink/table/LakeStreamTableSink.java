@@ -19,6 +19,7 @@
 package io.lakestream.flink.table;
 
 import io.lakestream.flink.sink.LakeStreamSink;
+import io.lakestream.flink.store.StreamTable;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.flink.FlinkConnectorOptions;
@@ -42,6 +43,7 @@ import org.apache.flink.types.RowKind;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@code INSERT INTO} a table in lake-stream mode: the dual-write sink. An append table takes
@@ -61,14 +63,22 @@ public class LakeStreamTableSink
     private final ObjectIdentifier identifier;
     private final FileStoreTable table;
     private final Map<String, String> storeOptions;
+
+    /** The catalog's stream table of the table, or null: the builder then looks it up. */
+    private final Supplier<StreamTable> streamTable;
+
     private final Map<String, String> staticPartitions = new LinkedHashMap<>();
     private boolean overwrite;
 
     LakeStreamTableSink(
-            ObjectIdentifier identifier, FileStoreTable table, Map<String, String> storeOptions) {
+            ObjectIdentifier identifier,
+            FileStoreTable table,
+            Map<String, String> storeOptions,
+            Supplier<StreamTable> streamTable) {
         this.identifier = identifier;
         this.table = table;
         this.storeOptions = storeOptions;
+        this.streamTable = streamTable;
     }
 
     @Override
@@ -99,6 +109,10 @@ public class LakeStreamTableSink
         }
         LakeStreamSink.Builder builder =
                 LakeStreamSink.builder().setTable(table).setOptions(storeOptions);
+        StreamTable known = streamTable.get();
+        if (known != null) {
+            builder.setStreamTable(known);
+        }
         if (parallelism != null) {
             builder.setParallelism(parallelism);
         }
@@ -153,7 +167,8 @@ public class LakeStreamTableSink
 
     @Override
     public DynamicTableSink copy() {
-        LakeStreamTableSink copy = new LakeStreamTableSink(identifier, table, storeOptions);
+        LakeStreamTableSink copy =
+                new LakeStreamTableSink(identifier, table, storeOptions, streamTable);
         copy.staticPartitions.putAll(staticPartitions);
         copy.overwrite = overwrite;
         return copy;

@@ -20,6 +20,7 @@ package io.lakestream.flink.table;
 
 import io.lakestream.flink.source.LakeStreamChangelog;
 import io.lakestream.flink.source.LakeStreamSource;
+import io.lakestream.flink.store.StreamTable;
 
 import org.apache.paimon.flink.LogicalTypeConversion;
 import org.apache.paimon.flink.PredicateConverter;
@@ -57,6 +58,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 
 /**
  * {@code SELECT} from a table in lake-stream mode: the hybrid source. Streaming, an append table is
@@ -82,6 +84,10 @@ public class LakeStreamTableSource
     private final ObjectIdentifier identifier;
     private final FileStoreTable table;
     private final Map<String, String> storeOptions;
+
+    /** The catalog's stream table of the table, or null: the builder then looks it up. */
+    private final Supplier<StreamTable> streamTable;
+
     private final boolean unbounded;
     @Nullable private int[] projection;
     @Nullable private Predicate filter;
@@ -99,11 +105,13 @@ public class LakeStreamTableSource
             ObjectIdentifier identifier,
             FileStoreTable table,
             Map<String, String> storeOptions,
+            Supplier<StreamTable> streamTable,
             boolean unbounded,
             LookupTableSource committedLookup) {
         this.identifier = identifier;
         this.table = table;
         this.storeOptions = storeOptions;
+        this.streamTable = streamTable;
         this.unbounded = unbounded;
         this.committedLookup = committedLookup;
     }
@@ -160,6 +168,10 @@ public class LakeStreamTableSource
                         .setTable(table)
                         .setOptions(storeOptions)
                         .setBounded(!unbounded);
+        StreamTable known = streamTable.get();
+        if (known != null) {
+            builder.setStreamTable(known);
+        }
         if (filter != null) {
             builder.setFilter(filter);
         }
@@ -285,6 +297,7 @@ public class LakeStreamTableSource
                         identifier,
                         table,
                         storeOptions,
+                        streamTable,
                         unbounded,
                         (LookupTableSource) committedLookup.copy());
         copy.projection = projection;
