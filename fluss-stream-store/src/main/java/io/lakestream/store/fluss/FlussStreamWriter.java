@@ -102,6 +102,14 @@ final class FlussStreamWriter implements StreamWriter {
                         return thread;
                     });
 
+    private final ExecutorService releaser =
+            Executors.newSingleThreadExecutor(
+                    r -> {
+                        Thread thread = new Thread(r, "lake-stream-fluss-partitions");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+
     /** The target of the previous record: rows of one partition often follow each other. */
     private StreamPartitionTargets.Target lastTarget;
 
@@ -127,7 +135,9 @@ final class FlussStreamWriter implements StreamWriter {
                         table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null,
                         connection.getAdmin(),
                         metadata,
-                        this::send);
+                        this::send,
+                        releaser,
+                        e -> asyncFailure.compareAndSet(null, e));
     }
 
     @Override
@@ -142,24 +152,28 @@ final class FlussStreamWriter implements StreamWriter {
                                     + "a %s row.",
                             table.spec().identifier().getFullName(), rowKind));
         }
-        targets.sendCreated();
-        BinaryRow partition = partitionBucket.partition();
-        StreamPartitionTargets.Target target = lastTarget;
-        // compares content: callers may overwrite the same partition row object in place
-        if (target == null || !target.partition().equals(partition)) {
-            // refuses a partition that Fluss cannot file under a name of its own (a null value, a
-            // timestamp before year 1) before Fluss's writer files it: Fluss would fail with a
-            // bare null-pointer exception, or put the record into another partition
-            target = targets.targetOf(partition);
-            lastTarget = target;
-        }
-        int bucket = partitionBucket.bucket();
-        target.written(bucket);
         IndexedRow encoded = encoder.encode(row, rowKind);
-        if (target.isReady()) {
-            send(target.path(), bucket, encoded);
-        } else {
-            target.hold(bucket, encoded);
+        // the lock that releases of created partitions take: held records go out first
+        synchronized (targets) {
+            targets.sendCreated();
+            BinaryRow partition = partitionBucket.partition();
+            StreamPartitionTargets.Target target = lastTarget;
+            // compares content: callers may overwrite the same partition row object in place
+            if (target == null || !target.partition().equals(partition)) {
+                // refuses a partition that Fluss cannot file under a name of its own (a null
+                // value, a timestamp before year 1) before Fluss's writer files it: Fluss would
+                // fail with a bare null-pointer exception, or put the record into another
+                // partition
+                target = targets.targetOf(partition);
+                lastTarget = target;
+            }
+            int bucket = partitionBucket.bucket();
+            target.written(bucket);
+            if (target.isReady()) {
+                send(target.path(), bucket, encoded);
+            } else {
+                target.hold(bucket, encoded);
+            }
         }
     }
 
@@ -171,16 +185,20 @@ final class FlussStreamWriter implements StreamWriter {
 
     @Override
     public Map<PartitionBucket, Long> flush() {
-        targets.awaitCreated(store.writeTimeout());
+        synchronized (targets) {
+            targets.awaitCreated(store.writeTimeout());
+        }
         awaitFlush();
         throwOnAsyncFailure();
-        List<PartitionBucket> written = targets.writtenSinceFlush();
-        Map<PartitionBucket, Long> offsets =
-                written.isEmpty()
-                        ? new HashMap<>()
-                        : store.listOffsets(layout, written, OffsetPosition.LATEST);
-        targets.clearWritten();
-        return offsets;
+        synchronized (targets) {
+            List<PartitionBucket> written = targets.writtenSinceFlush();
+            Map<PartitionBucket, Long> offsets =
+                    written.isEmpty()
+                            ? new HashMap<>()
+                            : store.listOffsets(layout, written, OffsetPosition.LATEST);
+            targets.clearWritten();
+            return offsets;
+        }
     }
 
     /**
@@ -235,6 +253,7 @@ final class FlussStreamWriter implements StreamWriter {
     @Override
     public void close() {
         flusher.shutdownNow();
+        releaser.shutdownNow();
         if (asyncFailure.get() != null || !targets.writtenSinceFlush().isEmpty()) {
             // records of this writer may still be pending in the shared connection
             store.discardConnection();

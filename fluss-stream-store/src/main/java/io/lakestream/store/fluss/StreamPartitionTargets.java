@@ -45,9 +45,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The partitions a stream writer writes to: per partition its Fluss path, found once, and which of
@@ -76,6 +78,16 @@ final class StreamPartitionTargets {
     private final MetadataUpdater metadata;
     private final Sender sender;
 
+    /**
+     * Releases the held records of created partitions off Fluss's threads (the release makes a
+     * metadata request, which must not run on the client's network threads), so that records of a
+     * new partition become readable without waiting for the writer's next record or flush.
+     */
+    private final Executor releaser;
+
+    /** Gets what an asynchronous release failed with; the writer throws it at its next call. */
+    private final Consumer<RuntimeException> releaseFailure;
+
     private final Map<BinaryRow, Target> targets = new HashMap<>();
     private final List<Target> creating = new ArrayList<>();
     private final List<PartitionBucket> writtenSinceFlush = new ArrayList<>();
@@ -91,7 +103,11 @@ final class StreamPartitionTargets {
             @Nullable FlussPartitionNames names,
             Admin admin,
             MetadataUpdater metadata,
-            Sender sender) {
+            Sender sender,
+            Executor releaser,
+            Consumer<RuntimeException> releaseFailure) {
+        this.releaser = releaser;
+        this.releaseFailure = releaseFailure;
         this.table = table;
         this.tableInfo = tableInfo;
         this.names = names;
@@ -127,11 +143,30 @@ final class StreamPartitionTargets {
                         true);
         Target target = new Target(partition, path, creation);
         creating.add(target);
-        creation.whenComplete((ignored, error) -> completed.incrementAndGet());
+        creation.whenComplete(
+                (ignored, error) -> {
+                    completed.incrementAndGet();
+                    releaser.execute(this::sendCreatedNow);
+                });
         return target;
     }
 
-    /** Sends the held records of every partition whose creation completed since the last call. */
+    /** {@link #sendCreated()} from the releaser: under the lock the writer sends and holds with. */
+    private void sendCreatedNow() {
+        synchronized (this) {
+            try {
+                sendCreated();
+            } catch (RuntimeException e) {
+                releaseFailure.accept(e);
+            }
+        }
+    }
+
+    /**
+     * Sends the held records of every partition whose creation completed since the last call.
+     * Callers hold this object's lock, as the writer does while it sends or holds a record, so held
+     * records always go out before later records of their partition.
+     */
     void sendCreated() {
         int done = completed.get();
         if (done != completedSeen) {
