@@ -67,8 +67,7 @@ public final class BenchmarkRunner {
         } finally {
             TemporaryDirectories.delete(warehouse);
         }
-        Report report =
-                new Report(RunEnvironment.describe(), sizes.asMap(), results.figures());
+        Report report = new Report(RunEnvironment.describe(), sizes.asMap(), results.figures());
         report.printTable(System.out);
         report.writeJson(output);
         System.out.printf(

@@ -22,8 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One row of the table: a measured quantity, with its value per round for lake-stream mode and
- * for Paimon alone on the same data (absent where Paimon has no counterpart).
+ * One row of the table: a measured quantity, with its value per round for lake-stream mode and for
+ * Paimon alone on the same data (absent where Paimon has no counterpart).
  */
 final class Figure {
 

@@ -24,10 +24,10 @@ import java.util.Optional;
 
 /**
  * Many partitions: a batch INSERT of {@code rows-per-partition} rows into each of {@code
- * partitions} new partitions of four buckets, then on that table COUNT(*), the planning of a
- * {@code SELECT *} (EXPLAIN, which builds the source as a submitted statement does), the time to the
- * first row of a {@code SELECT * LIMIT 1} (the job's split planning included), and the sizes of
- * the latest snapshot file and the offsets file.
+ * partitions} new partitions of four buckets, then on that table COUNT(*), the planning of a {@code
+ * SELECT *} (EXPLAIN, which builds the source as a submitted statement does), the time to the first
+ * row of a {@code SELECT * LIMIT 1} (the job's split planning included), and the sizes of the
+ * latest snapshot file and the offsets file.
  */
 final class PartitionsScenario implements Scenario {
 
@@ -91,7 +91,8 @@ final class PartitionsScenario implements Scenario {
                         false,
                         (System.nanoTime() - start) / 1e9);
 
-                TableFiles files = new TableFiles(sessions.warehouse(), Tables.physical(lakeStream, table));
+                TableFiles files =
+                        new TableFiles(sessions.warehouse(), Tables.physical(lakeStream, table));
                 Sides.record(
                         results,
                         lakeStream,

@@ -115,7 +115,12 @@ final class Report {
 
     private static String join(Map<String, Object> map) {
         StringBuilder text = new StringBuilder();
-        map.forEach((k, v) -> text.append(text.length() == 0 ? "" : ", ").append(k).append('=').append(v));
+        map.forEach(
+                (k, v) ->
+                        text.append(text.length() == 0 ? "" : ", ")
+                                .append(k)
+                                .append('=')
+                                .append(v));
         return text.toString();
     }
 
@@ -142,7 +147,10 @@ final class Report {
                         json.append(json.length() == 1 ? "" : ", ")
                                 .append(string(k))
                                 .append(": ")
-                                .append(v instanceof Number ? number(((Number) v).doubleValue()) : string(String.valueOf(v))));
+                                .append(
+                                        v instanceof Number
+                                                ? number(((Number) v).doubleValue())
+                                                : string(String.valueOf(v))));
         return json.append('}').toString();
     }
 

@@ -27,13 +27,16 @@ import org.apache.flink.util.CloseableIterator;
 import java.time.Duration;
 
 /**
- * Leaves rows in the stream store that no Paimon snapshot holds, the way a running streaming
- * INSERT does between two checkpoints: a streaming INSERT whose first checkpoint is an hour away
- * writes them, and is cancelled once the store holds them all.
+ * Leaves rows in the stream store that no Paimon snapshot holds, the way a running streaming INSERT
+ * does between two checkpoints: a streaming INSERT whose first checkpoint is an hour away writes
+ * them, and is cancelled once the store holds them all.
  */
 final class StoreTail {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+    /** The position of {@code lag_records} in the rows of {@code sys.lake_stream_status}. */
+    private static final int LAG_RECORDS = 5;
 
     private StoreTail() {}
 
@@ -69,7 +72,11 @@ final class StoreTail {
             if (uncommitted >= rows) {
                 return;
             }
-            if (insert.getJobClient().orElseThrow().getJobStatus().get().isGloballyTerminalState()) {
+            if (insert.getJobClient()
+                    .orElseThrow()
+                    .getJobStatus()
+                    .get()
+                    .isGloballyTerminalState()) {
                 throw new IllegalStateException(
                         "The INSERT writing the store tail of " + table + " ended early");
             }
@@ -92,7 +99,8 @@ final class StoreTail {
                                         + "')")
                         .collect()) {
             while (rows.hasNext()) {
-                Object records = rows.next().getField("lag_records");
+                // lag_records: the store's end minus the offset of the latest snapshot
+                Object records = rows.next().getField(LAG_RECORDS);
                 lag += records == null ? 0 : ((Number) records).longValue();
             }
         }

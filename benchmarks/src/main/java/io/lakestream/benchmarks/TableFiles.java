@@ -46,9 +46,7 @@ final class TableFiles {
     long latestSnapshotBytes() throws IOException {
         Path snapshots = location.resolve("snapshot");
         String latest =
-                new String(
-                                Files.readAllBytes(snapshots.resolve("LATEST")),
-                                StandardCharsets.UTF_8)
+                new String(Files.readAllBytes(snapshots.resolve("LATEST")), StandardCharsets.UTF_8)
                         .trim();
         return Files.size(snapshots.resolve("snapshot-" + latest));
     }
@@ -63,9 +61,7 @@ final class TableFiles {
             Optional<Path> newest =
                     files.filter(f -> f.getFileName().toString().startsWith("offsets-"))
                             .max(Comparator.comparing(TableFiles::modified));
-            return newest.isPresent()
-                    ? Optional.of(Files.size(newest.get()))
-                    : Optional.empty();
+            return newest.isPresent() ? Optional.of(Files.size(newest.get())) : Optional.empty();
         }
     }
 

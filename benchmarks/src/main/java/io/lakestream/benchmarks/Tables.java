@@ -34,8 +34,7 @@ final class Tables {
             "CONCAT('customer-', CAST(id % 1000 AS STRING)), CAST(id % 100000 AS DOUBLE) / 100, "
                     + "TIMESTAMPADD(SECOND, CAST(id % 86400 AS INT), TIMESTAMP '2026-01-01 00:00:00')";
 
-    private static final String COLUMNS =
-            "id BIGINT, name STRING, amount DOUBLE, ts TIMESTAMP(3)";
+    private static final String COLUMNS = "id BIGINT, name STRING, amount DOUBLE, ts TIMESTAMP(3)";
 
     private Tables() {}
 
@@ -45,7 +44,10 @@ final class Tables {
      * have different names.
      */
     static String name(boolean lakeStream, String name) {
-        return (lakeStream ? "lake." : "paimon.") + Sessions.DATABASE + "." + physical(lakeStream, name);
+        return (lakeStream ? "lake." : "paimon.")
+                + Sessions.DATABASE
+                + "."
+                + physical(lakeStream, name);
     }
 
     /** The table's name in the warehouse. */
@@ -67,7 +69,10 @@ final class Tables {
         StringBuilder ddl = new StringBuilder("CREATE TABLE ").append(name(lakeStream, name));
         ddl.append(" (").append(COLUMNS).append(partitioned ? ", p INT" : "");
         if (primaryKey) {
-            ddl.append(partitioned ? ", PRIMARY KEY (p, id) NOT ENFORCED" : ", PRIMARY KEY (id) NOT ENFORCED");
+            ddl.append(
+                    partitioned
+                            ? ", PRIMARY KEY (p, id) NOT ENFORCED"
+                            : ", PRIMARY KEY (id) NOT ENFORCED");
         }
         ddl.append(')');
         if (partitioned) {
@@ -85,7 +90,8 @@ final class Tables {
 
     /**
      * Registers the temporary table {@code source} of the rows {@code from} to {@code to}
-     * (inclusive), {@code rowsPerSecond} at most when positive.
+     * (inclusive), {@code rowsPerSecond} at most when positive. It is bounded (Flink's datagen is
+     * only with a row count), so that batch statements may read it.
      */
     static void registerSequence(
             TableEnvironment tEnv, String source, long from, long to, int rowsPerSecond) {
@@ -93,10 +99,11 @@ final class Tables {
                 String.format(
                         "CREATE TEMPORARY TABLE %s (id BIGINT) WITH ('connector' = 'datagen', "
                                 + "'fields.id.kind' = 'sequence', 'fields.id.start' = '%d', "
-                                + "'fields.id.end' = '%d'%s)",
+                                + "'fields.id.end' = '%d', 'number-of-rows' = '%d'%s)",
                         source,
                         from,
                         to,
+                        to - from + 1,
                         rowsPerSecond > 0 ? ", 'rows-per-second' = '" + rowsPerSecond + "'" : ""));
     }
 

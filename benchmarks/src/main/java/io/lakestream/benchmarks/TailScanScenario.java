@@ -21,8 +21,8 @@ package io.lakestream.benchmarks;
 import org.apache.flink.table.api.TableEnvironment;
 
 /**
- * Batch reads with a store tail: a lake-stream append table with {@code rows} rows, of which
- * {@code tail-percent} are in the stream store only, against a Paimon table with the same rows all
+ * Batch reads with a store tail: a lake-stream append table with {@code rows} rows, of which {@code
+ * tail-percent} are in the stream store only, against a Paimon table with the same rows all
  * committed. Full scan (into a blackhole sink) and COUNT(*), whole statement including planning;
  * both counts are checked against {@code rows}.
  */
@@ -82,7 +82,8 @@ final class TailScanScenario implements Scenario {
             for (boolean lakeStream : Sides.order(round)) {
                 long start = System.nanoTime();
                 long count =
-                        Sessions.single(tEnv, "SELECT COUNT(*) FROM " + Tables.name(lakeStream, TABLE));
+                        Sessions.single(
+                                tEnv, "SELECT COUNT(*) FROM " + Tables.name(lakeStream, TABLE));
                 double seconds = (System.nanoTime() - start) / 1e9;
                 Counts.check(Sides.label(lakeStream), TABLE, sizes.rows, count);
                 Sides.record(

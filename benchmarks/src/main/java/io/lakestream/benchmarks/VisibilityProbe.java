@@ -38,16 +38,21 @@ final class VisibilityProbe implements AutoCloseable {
     private final TableResult result;
     private final CloseableIterator<Row> rows;
     private final int expected;
+    private final int measuredFromId;
     private final BitSet seen;
     private final List<Long> latencies;
     private final Thread thread;
     private volatile Throwable failure;
 
-    /** Starts {@code query}, which selects {@code id} (0 until {@code expected}) and written_at. */
-    VisibilityProbe(TableEnvironment tEnv, String query, int expected) {
+    /**
+     * Starts {@code query}, which selects {@code id} (0 until {@code expected}) and written_at; the
+     * rows below {@code measuredFromId} (the writer's warm-up) are awaited but not measured.
+     */
+    VisibilityProbe(TableEnvironment tEnv, String query, int expected, int measuredFromId) {
         this.result = tEnv.executeSql(query);
         this.rows = result.collect();
         this.expected = expected;
+        this.measuredFromId = measuredFromId;
         this.seen = new BitSet(expected);
         this.latencies = new ArrayList<>(expected);
         this.thread = new Thread(this::poll, "visibility-probe");
@@ -69,7 +74,9 @@ final class VisibilityProbe implements AutoCloseable {
                 synchronized (this) {
                     if (!seen.get(id)) {
                         seen.set(id);
-                        latencies.add(now - written.toEpochMilli());
+                        if (id >= measuredFromId) {
+                            latencies.add(now - written.toEpochMilli());
+                        }
                     }
                     if (seen.cardinality() >= expected) {
                         notifyAll();

@@ -111,16 +111,16 @@ public class BucketMergeBenchmark {
         for (int i = 0; i < tail; i++) {
             // nine in ten update a snapshot key (spread over the bucket), one in ten is new
             long key = i % 10 == 9 ? LAKE_ROWS + i : (long) i * 97 % LAKE_ROWS;
-            changes[i] =
-                    GenericRow.ofKind(
-                            RowKind.UPDATE_AFTER, key, null, (double) i);
+            changes[i] = GenericRow.ofKind(RowKind.UPDATE_AFTER, key, null, (double) i);
         }
     }
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         try (Stream<java.nio.file.Path> files = Files.walk(warehouse)) {
-            files.sorted(Comparator.reverseOrder()).map(java.nio.file.Path::toFile).forEach(java.io.File::delete);
+            files.sorted(Comparator.reverseOrder())
+                    .map(java.nio.file.Path::toFile)
+                    .forEach(java.io.File::delete);
         }
     }
 
