@@ -34,6 +34,9 @@ final class Tables {
             "CONCAT('customer-', CAST(id % 1000 AS STRING)), CAST(id % 100000 AS DOUBLE) / 100, "
                     + "TIMESTAMPADD(SECOND, CAST(id % 86400 AS INT), TIMESTAMP '2026-01-01 00:00:00')";
 
+    /** A rate that never holds a source back. */
+    private static final long UNTHROTTLED = 1_000_000_000_000L;
+
     private static final String COLUMNS = "id BIGINT, name STRING, amount DOUBLE, ts TIMESTAMP(3)";
 
     private Tables() {}
@@ -90,8 +93,8 @@ final class Tables {
 
     /**
      * Registers the temporary table {@code source} of the rows {@code from} to {@code to}
-     * (inclusive), {@code rowsPerSecond} at most when positive. It is bounded (Flink's datagen is
-     * only with a row count), so that batch statements may read it.
+     * (inclusive), {@code rowsPerSecond} at most when positive, else as fast as it can. It is
+     * bounded (Flink's datagen is only with a row count), so that batch statements may read it.
      */
     static void registerSequence(
             TableEnvironment tEnv, String source, long from, long to, int rowsPerSecond) {
@@ -99,12 +102,15 @@ final class Tables {
                 String.format(
                         "CREATE TEMPORARY TABLE %s (id BIGINT) WITH ('connector' = 'datagen', "
                                 + "'fields.id.kind' = 'sequence', 'fields.id.start' = '%d', "
-                                + "'fields.id.end' = '%d', 'number-of-rows' = '%d'%s)",
+                                + "'fields.id.end' = '%d', 'number-of-rows' = '%d', "
+                                + "'rows-per-second' = '%d')",
                         source,
                         from,
                         to,
                         to - from + 1,
-                        rowsPerSecond > 0 ? ", 'rows-per-second' = '" + rowsPerSecond + "'" : ""));
+                        // datagen's default is 10,000 rows/s: lift it where the rate is not the
+                        // point
+                        rowsPerSecond > 0 ? rowsPerSecond : UNTHROTTLED));
     }
 
     /**
