@@ -29,10 +29,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A Fluss cluster (ZooKeeper, a coordinator, a tablet server) in this JVM for the examples, with
- * its files in a temporary directory that closing deletes.
+ * A Fluss cluster (ZooKeeper, a coordinator, a tablet server) in this JVM for the examples and the
+ * benchmarks, with its files in a temporary directory that closing deletes.
  */
-final class LocalFlussCluster implements AutoCloseable {
+public final class LocalFlussCluster implements AutoCloseable {
 
     private final FlussClusterExtension fluss;
     private final Path dataDir;
@@ -42,7 +42,7 @@ final class LocalFlussCluster implements AutoCloseable {
         this.dataDir = dataDir;
     }
 
-    static LocalFlussCluster start() throws Exception {
+    public static LocalFlussCluster start() throws Exception {
         FlussClusterExtension fluss =
                 FlussClusterExtension.builder().setNumOfTabletServers(1).build();
         try {
@@ -56,12 +56,12 @@ final class LocalFlussCluster implements AutoCloseable {
                 fluss, Paths.get(URI.create(fluss.getRemoteDataDir())).getParent());
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return fluss.getBootstrapServers();
     }
 
     /** The options that point lake-stream mode at this cluster. */
-    Map<String, String> lakeStreamOptions() {
+    public Map<String, String> lakeStreamOptions() {
         Map<String, String> options = new HashMap<>();
         options.put(LakeStreamOptions.STORE.key(), "fluss");
         options.put(

@@ -28,12 +28,12 @@ import java.util.stream.Stream;
 /**
  * Deletes the temporary directories of the examples, which hold a Fluss cluster and a warehouse.
  */
-final class TemporaryDirectories {
+public final class TemporaryDirectories {
 
     private TemporaryDirectories() {}
 
     /** Deletes {@code dir} and everything below it; nothing when it is null or gone. */
-    static void delete(Path dir) throws IOException {
+    public static void delete(Path dir) throws IOException {
         if (dir == null || !Files.exists(dir)) {
             return;
         }

@@ -24,7 +24,6 @@ import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 import org.apache.flink.table.api.TableEnvironment;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,12 +38,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Measures the fixed cost of a statement: the wall time of a batch {@code INSERT INTO ... VALUES}
  * of one row and of a batch {@code SELECT COUNT(*)} on a small table in lake-stream mode, side by
  * side with the same statements on a plain Paimon table of the same catalog, in one process with
- * the in-process Fluss cluster and MiniCluster. It prints the figures and asserts only the results:
- * run it with {@code -Dlakestream.measure=true}.
+ * the in-process Fluss cluster and MiniCluster. It prints the figures and asserts only the results;
+ * its name keeps it out of the default build: run it with {@code
+ * -Dtest=StatementFixedCostBenchmark}.
  */
-@EnabledIfSystemProperty(named = "lakestream.measure", matches = "true")
 @ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
-class StatementFixedCostITCase {
+class StatementFixedCostBenchmark {
 
     private static final int ROUNDS = 5;
 

@@ -1,0 +1,126 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.benchmarks;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The sizes of one side-by-side run, from system properties ({@code -Dbench.rows=2000000} and the
+ * like); an unset or empty property takes the default, which completes in about ten minutes on two
+ * cores.
+ */
+public final class BenchmarkSizes {
+
+    final int rounds;
+    final long rows;
+    final double tailPercent;
+    final int partitions;
+    final int rowsPerPartition;
+    final int freshnessRate;
+    final int freshnessSeconds;
+    final int checkpointSeconds;
+    final Set<String> only;
+
+    private BenchmarkSizes(
+            int rounds,
+            long rows,
+            double tailPercent,
+            int partitions,
+            int rowsPerPartition,
+            int freshnessRate,
+            int freshnessSeconds,
+            int checkpointSeconds,
+            Set<String> only) {
+        this.rounds = rounds;
+        this.rows = rows;
+        this.tailPercent = tailPercent;
+        this.partitions = partitions;
+        this.rowsPerPartition = rowsPerPartition;
+        this.freshnessRate = freshnessRate;
+        this.freshnessSeconds = freshnessSeconds;
+        this.checkpointSeconds = checkpointSeconds;
+        this.only = only;
+    }
+
+    /** The sizes the system properties set. */
+    public static BenchmarkSizes fromSystemProperties() {
+        String only = property("bench.only", "");
+        return new BenchmarkSizes(
+                positive("bench.rounds", 3),
+                positive("bench.rows", 500_000),
+                Double.parseDouble(property("bench.tail-percent", "1")),
+                positive("bench.partitions", 200),
+                positive("bench.rows-per-partition", 16),
+                positive("bench.freshness.rate", 2_000),
+                positive("bench.freshness.seconds", 45),
+                positive("bench.checkpoint-seconds", 30),
+                only.isEmpty()
+                        ? new TreeSet<>()
+                        : new TreeSet<>(Arrays.asList(only.trim().split("\\s*,\\s*"))));
+    }
+
+    /** Whether the scenario {@code name} runs: all run unless {@code bench.only} names some. */
+    boolean runs(String name) {
+        return only.isEmpty() || only.contains(name);
+    }
+
+    /** The rows of the store tail of the scan scenario. */
+    long tailRows() {
+        return Math.max(1, Math.round(rows * tailPercent / 100));
+    }
+
+    /** The sizes by name, for the report. */
+    Map<String, Object> asMap() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("rounds", rounds);
+        map.put("rows", rows);
+        map.put("tail-percent", tailPercent);
+        map.put("partitions", partitions);
+        map.put("buckets", 4);
+        map.put("rows-per-partition", rowsPerPartition);
+        map.put("freshness.rate", freshnessRate);
+        map.put("freshness.seconds", freshnessSeconds);
+        map.put("checkpoint-seconds", checkpointSeconds);
+        return map;
+    }
+
+    private static String property(String key, String defaultValue) {
+        String value = System.getProperty(key);
+        return value == null || value.trim().isEmpty() ? defaultValue : value.trim();
+    }
+
+    private static int positive(String key, int defaultValue) {
+        String value = property(key, String.valueOf(defaultValue));
+        int parsed;
+        try {
+            parsed = Integer.parseInt(value.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    "-D" + key + "=" + value + " is not a whole number", e);
+        }
+        if (parsed < 1) {
+            throw new IllegalArgumentException("-D" + key + "=" + value + " must be at least 1");
+        }
+        return parsed;
+    }
+}

@@ -1,0 +1,51 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One row of the table: a measured quantity, with its value per round for lake-stream mode and for
+ * Paimon alone on the same data (absent where Paimon has no counterpart).
+ */
+final class Figure {
+
+    final String name;
+    final String unit;
+    final boolean higherIsBetter;
+    final List<Double> lakeStream = new ArrayList<>();
+    final List<Double> paimon = new ArrayList<>();
+
+    Figure(String name, String unit, boolean higherIsBetter) {
+        this.name = name;
+        this.unit = unit;
+        this.higherIsBetter = higherIsBetter;
+    }
+
+    /**
+     * How many times better lake-stream mode is than Paimon alone, by the medians: above 1 is
+     * better, whichever direction the unit counts; NaN without both.
+     */
+    double ratio() {
+        double ls = Stats.of(lakeStream).median;
+        double p = Stats.of(paimon).median;
+        return higherIsBetter ? ls / p : p / ls;
+    }
+}

@@ -1,0 +1,166 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.benchmarks;
+
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.api.StatementSet;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Freshness: one streaming job writes {@code freshness.rate} rows/s for {@code freshness.seconds}
+ * into a lake-stream table and a Paimon table at once (one source, one checkpoint interval of
+ * {@code checkpoint-seconds}); a streaming SELECT of each table measures every row's
+ * write-to-visible latency, but for the rows of the first five seconds. Paimon's reader looks for
+ * new snapshots every 100 ms, so that its figure is the commit's delay and not its polling.
+ */
+final class FreshnessScenario implements Scenario {
+
+    private static final String TABLE = "freshness";
+    private static final int WARM_UP_SECONDS = 5;
+
+    @Override
+    public String name() {
+        return "freshness";
+    }
+
+    @Override
+    public void run(Sessions sessions, BenchmarkSizes sizes, Results results) throws Exception {
+        Duration interval = Duration.ofSeconds(sizes.checkpointSeconds);
+        int rows = sizes.freshnessRate * sizes.freshnessSeconds;
+        // the first seconds of a job measure its start (connections, first allocations), not the
+        // freshness it keeps: their rows are read but not counted, on both sides
+        int warmUpRows =
+                sizes.freshnessRate * Math.min(WARM_UP_SECONDS, sizes.freshnessSeconds / 2);
+        String figure =
+                String.format(
+                        "freshness %%s, checkpoint %d s, %,d rows/s",
+                        sizes.checkpointSeconds, sizes.freshnessRate);
+        for (int round = 1; round <= sizes.rounds; round++) {
+            System.out.printf(
+                    "freshness: round %d of %d, %d s of writing%n",
+                    round, sizes.rounds, sizes.freshnessSeconds);
+            String table = TABLE + "_" + round;
+            TableEnvironment ddl = sessions.batch();
+            for (boolean lakeStream : Sides.order(round)) {
+                Sessions.run(
+                        ddl,
+                        "CREATE TABLE "
+                                + Tables.name(lakeStream, table)
+                                + " (id BIGINT, written_at TIMESTAMP_LTZ(3)) WITH ("
+                                + "'bucket' = '4', 'bucket-key' = 'id'"
+                                + (lakeStream ? ", 'lake-stream.enabled' = 'true'" : "")
+                                + ")");
+            }
+            try (VisibilityProbe lake =
+                            new VisibilityProbe(
+                                    sessions.streaming(null),
+                                    "SELECT id, written_at FROM " + Tables.name(true, table),
+                                    rows,
+                                    warmUpRows);
+                    VisibilityProbe paimon =
+                            new VisibilityProbe(
+                                    sessions.streaming(null),
+                                    "SELECT id, written_at FROM "
+                                            + Tables.name(false, table)
+                                            + " /*+ OPTIONS('continuous.discovery-interval' ="
+                                            + " '100 ms') */",
+                                    rows,
+                                    warmUpRows)) {
+                awaitRunning(lake.job());
+                awaitRunning(paimon.job());
+                JobClient writer = startWriter(sessions.streaming(interval), table, sizes, rows);
+                try {
+                    long deadline =
+                            System.nanoTime()
+                                    + Duration.ofSeconds(sizes.freshnessSeconds)
+                                            .plus(interval.multipliedBy(2))
+                                            .plusSeconds(60)
+                                            .toNanos();
+                    for (boolean lakeStream : new boolean[] {true, false}) {
+                        VisibilityProbe probe = lakeStream ? lake : paimon;
+                        if (!probe.await(deadline)) {
+                            throw new IllegalStateException(
+                                    String.format(
+                                            "%s read %,d of the %,d rows written in time",
+                                            Sides.label(lakeStream), probe.rowsSeen(), rows));
+                        }
+                        List<Long> latencies = probe.latencies();
+                        Sides.record(
+                                results,
+                                lakeStream,
+                                String.format(figure, "p50"),
+                                "ms",
+                                false,
+                                Stats.percentile(latencies, 50));
+                        Sides.record(
+                                results,
+                                lakeStream,
+                                String.format(figure, "p99"),
+                                "ms",
+                                false,
+                                Stats.percentile(latencies, 99));
+                    }
+                } finally {
+                    writer.cancel().get();
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts the job that writes the rows into both tables, and keeps running after them (so that
+     * no end-of-input commit makes Paimon fresher than its checkpoints would).
+     */
+    private static JobClient startWriter(
+            StreamTableEnvironment tEnv, String table, BenchmarkSizes sizes, int rows) {
+        Tables.registerSequence(tEnv, "fresh", 0, rows - 1, sizes.freshnessRate);
+        Tables.registerKeepAlive(tEnv, "keep_alive");
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW written AS SELECT id FROM fresh UNION ALL SELECT id FROM"
+                        + " keep_alive WHERE "
+                        + Tables.neverMatches());
+        StatementSet inserts = tEnv.createStatementSet();
+        for (boolean lakeStream : new boolean[] {true, false}) {
+            // NOW() is evaluated per row in streaming mode: the moment the row is written
+            inserts.addInsertSql(
+                    "INSERT INTO "
+                            + Tables.name(lakeStream, table)
+                            + " SELECT id, NOW() FROM written");
+        }
+        TableResult result = inserts.execute();
+        return result.getJobClient().orElseThrow();
+    }
+
+    private static void awaitRunning(JobClient job) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (job.getJobStatus().get() != org.apache.flink.api.common.JobStatus.RUNNING) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("A reading job did not start: " + job.getJobID());
+            }
+            Thread.sleep(100);
+        }
+        // its tasks deploy and its source plans after the job switched to running
+        Thread.sleep(2_000);
+    }
+}

@@ -1,0 +1,116 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.benchmarks;
+
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Table environments on the run's MiniCluster, each with two catalogs over one warehouse: {@code
+ * lake} of type {@code paimon-lakestream} on the run's Fluss cluster, and {@code paimon}, Paimon's
+ * own catalog, for Paimon alone. Both sides go through SQL only, as a user would.
+ */
+final class Sessions {
+
+    /** The parallelism of every job, as in the figures. */
+    static final int PARALLELISM = 2;
+
+    /** The database of the benchmark tables, in both catalogs. */
+    static final String DATABASE = "bench";
+
+    private final Path warehouse;
+    private final String bootstrapServers;
+
+    Sessions(Path warehouse, String bootstrapServers) {
+        this.warehouse = warehouse;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    Path warehouse() {
+        return warehouse;
+    }
+
+    /** A batch table environment. */
+    TableEnvironment batch() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+        return withCatalogs(tEnv);
+    }
+
+    /** A streaming table environment; without checkpoints when {@code interval} is null. */
+    StreamTableEnvironment streaming(Duration interval) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        if (interval != null) {
+            env.enableCheckpointing(interval.toMillis());
+            // Flink starts the first checkpoint at a random time up to the interval unless the
+            // minimum pause is as long: this way every checkpoint is a whole interval apart
+            env.getCheckpointConfig().setMinPauseBetweenCheckpoints(interval.toMillis());
+        }
+        return withCatalogs(StreamTableEnvironment.create(env));
+    }
+
+    private <T extends TableEnvironment> T withCatalogs(T tEnv) {
+        tEnv.executeSql(
+                String.format(
+                        "CREATE CATALOG lake WITH ('type' = 'paimon-lakestream', "
+                                + "'warehouse' = '%s', "
+                                + "'lake-stream.fluss.bootstrap.servers' = '%s')",
+                        warehouse.toUri(), bootstrapServers));
+        tEnv.executeSql(
+                String.format(
+                        "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '%s')",
+                        warehouse.toUri()));
+        tEnv.executeSql("CREATE DATABASE IF NOT EXISTS lake." + DATABASE);
+        return tEnv;
+    }
+
+    /** Runs {@code statement} to its end. */
+    static void run(TableEnvironment tEnv, String statement) throws Exception {
+        tEnv.executeSql(statement).await();
+    }
+
+    /** Seconds that running {@code statement} to its end took, planning and job included. */
+    static double timeSeconds(TableEnvironment tEnv, String statement) throws Exception {
+        long start = System.nanoTime();
+        run(tEnv, statement);
+        return (System.nanoTime() - start) / 1e9;
+    }
+
+    /** The single BIGINT {@code query} returns. */
+    static long single(TableEnvironment tEnv, String query) throws Exception {
+        TableResult result = tEnv.executeSql(query);
+        try (CloseableIterator<Row> rows = result.collect()) {
+            Row row = rows.next();
+            return ((Number) row.getField(0)).longValue();
+        }
+    }
+}

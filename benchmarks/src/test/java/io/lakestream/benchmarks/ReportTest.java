@@ -1,0 +1,71 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.benchmarks;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The table and the JSON file of a run. */
+class ReportTest {
+
+    @Test
+    void printsMedianSpreadAndRatioAndWritesTheRoundsAsJson(@TempDir Path dir) throws Exception {
+        Figure figure = new Figure("COUNT(*) \"append\"", "s", false);
+        figure.lakeStream.add(0.5);
+        figure.lakeStream.add(0.7);
+        figure.lakeStream.add(0.6);
+        figure.paimon.add(0.3);
+        Map<String, Object> environment = new LinkedHashMap<>();
+        environment.put("cores", 2);
+        environment.put("jvm", "OpenJDK 17");
+        Report report =
+                new Report(
+                        environment,
+                        Collections.singletonMap("rows", 1000),
+                        Collections.singletonList(figure));
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        report.printTable(new PrintStream(bytes, true, "UTF-8"));
+        assertThat(bytes.toString("UTF-8"))
+                .contains("cores=2, jvm=OpenJDK 17")
+                .contains("| COUNT(*) \"append\" (s) | 0.60 [0.50-0.70] | 0.30 [0.30-0.30] | 3 |")
+                .contains("0.50x (worse)");
+
+        Path json = dir.resolve("out/results.json");
+        report.writeJson(json);
+        assertThat(new String(Files.readAllBytes(json), StandardCharsets.UTF_8))
+                .contains("\"cores\": 2")
+                .contains("\"name\": \"COUNT(*) \\\"append\\\"\"")
+                .contains(
+                        "\"lakeStream\": {\"median\": 0.6000, \"min\": 0.5000, \"max\": 0.7000,"
+                                + " \"rounds\": [0.5000, 0.7000, 0.6000]}")
+                .contains("\"ratio\": 0.5000");
+    }
+}
