@@ -151,11 +151,31 @@ final class StreamPartitionTargets {
         return target;
     }
 
-    /** {@link #sendCreated()} from the releaser: under the lock the writer sends and holds with. */
+    /**
+     * {@link #sendCreated()} from the releaser. The metadata request runs outside the lock the
+     * writer sends and holds with: it blocks while the store is unreachable, and the writer must
+     * then still reach its flush, whose timeout fails the job. The held records are then sent under
+     * the lock, so they go out before later records of their partition.
+     */
     private void sendCreatedNow() {
+        Set<PhysicalTablePath> paths = new HashSet<>();
+        synchronized (this) {
+            for (Target target : creating) {
+                if (target.creation.isDone() && !target.creation.isCompletedExceptionally()) {
+                    paths.add(target.path);
+                }
+            }
+        }
+        if (!paths.isEmpty()) {
+            learn(paths);
+        }
         synchronized (this) {
             try {
-                sendCreated();
+                int done = completed.get();
+                if (done != completedSeen) {
+                    completedSeen = done;
+                    release(false, false);
+                }
             } catch (RuntimeException e) {
                 releaseFailure.accept(e);
             }
@@ -171,7 +191,7 @@ final class StreamPartitionTargets {
         int done = completed.get();
         if (done != completedSeen) {
             completedSeen = done;
-            release(false);
+            release(false, true);
         }
     }
 
@@ -206,10 +226,10 @@ final class StreamPartitionTargets {
             // named by release, partition by partition
         }
         completedSeen = completed.get();
-        release(true);
+        release(true, true);
     }
 
-    private void release(boolean all) {
+    private void release(boolean all, boolean updateMetadata) {
         List<Target> created = new ArrayList<>();
         for (Iterator<Target> it = creating.iterator(); it.hasNext(); ) {
             Target target = it.next();
@@ -224,19 +244,27 @@ final class StreamPartitionTargets {
         if (created.isEmpty()) {
             return;
         }
-        Set<PhysicalTablePath> paths = new HashSet<>();
-        for (Target target : created) {
-            paths.add(target.path);
-        }
-        try {
-            // one request teaches the writer's metadata every created partition; without it each
-            // of their records would make one of its own
-            metadata.updatePhysicalTableMetadata(paths);
-        } catch (RuntimeException e) {
-            // a server that does not know a partition yet: Fluss's writer looks it up itself
+        if (updateMetadata) {
+            Set<PhysicalTablePath> paths = new HashSet<>();
+            for (Target target : created) {
+                paths.add(target.path);
+            }
+            learn(paths);
         }
         for (Target target : created) {
             target.release(sender);
+        }
+    }
+
+    /**
+     * One request teaches the writer's metadata every created partition; without it each of their
+     * records would make one of its own.
+     */
+    private void learn(Set<PhysicalTablePath> paths) {
+        try {
+            metadata.updatePhysicalTableMetadata(paths);
+        } catch (RuntimeException e) {
+            // a server that does not know a partition yet: Fluss's writer looks it up itself
         }
     }
 
