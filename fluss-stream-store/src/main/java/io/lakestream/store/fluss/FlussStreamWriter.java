@@ -178,9 +178,16 @@ final class FlussStreamWriter implements StreamWriter {
     }
 
     private void send(PhysicalTablePath path, int bucket, IndexedRow row) {
-        writerClient.send(
-                WriteRecord.forIndexedAppend(tableInfo, path, row, bucketKeys.keyOf(bucket)),
-                recordFailure);
+        try {
+            writerClient.send(
+                    WriteRecord.forIndexedAppend(tableInfo, path, row, bucketKeys.keyOf(bucket)),
+                    recordFailure);
+        } catch (RuntimeException e) {
+            // Fluss's client fails a send at once when it cannot place the record (no metadata
+            // of its partition while the cluster is unreachable): name the table and the cluster
+            asyncFailure.compareAndSet(null, e);
+            throwOnAsyncFailure();
+        }
     }
 
     @Override

@@ -55,12 +55,18 @@ final class SinkTestTables implements AutoCloseable {
     final SinkVerification verify;
 
     SinkTestTables(java.nio.file.Path warehouse, String database) throws Exception {
+        this(warehouse, database, SharedFlussCluster.lakeStreamOptions());
+    }
+
+    /** Tables whose store client has {@code storeOptions}, e.g. a client of a test's own. */
+    SinkTestTables(java.nio.file.Path warehouse, String database, Map<String, String> storeOptions)
+            throws Exception {
         this.database = database;
         this.catalog =
                 CatalogFactory.createCatalog(
                         CatalogContext.create(new Path(warehouse.toUri().toString())));
         catalog.createDatabase(database, true);
-        this.store = SharedFlussCluster.newStore();
+        this.store = SharedFlussCluster.newStore(storeOptions);
         this.verify = new SinkVerification(catalog, store);
     }
 

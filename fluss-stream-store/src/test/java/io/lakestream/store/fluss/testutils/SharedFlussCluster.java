@@ -94,9 +94,13 @@ public final class SharedFlussCluster implements BeforeAllCallback {
      * CoordinatorAwareStreamStore}).
      */
     public static StreamStore newStore() {
+        return newStore(lakeStreamOptions());
+    }
+
+    /** A new store client of this cluster with {@code options}, as {@link #newStore()}. */
+    public static StreamStore newStore(Map<String, String> options) {
         return new CoordinatorAwareStreamStore(
-                StreamStoreLoader.create(
-                        lakeStreamOptions(), SharedFlussCluster.class.getClassLoader()));
+                StreamStoreLoader.create(options, SharedFlussCluster.class.getClassLoader()));
     }
 
     /**
