@@ -55,7 +55,19 @@ final class SinkTestTables implements AutoCloseable {
     final SinkVerification verify;
 
     SinkTestTables(java.nio.file.Path warehouse, String database) throws Exception {
-        this(warehouse, database, SharedFlussCluster.lakeStreamOptions());
+        this(warehouse, database, ownClient(database));
+    }
+
+    /**
+     * Store options with a client of the test's own: connections are shared per configuration, and
+     * a client that another test class left knowing a restarted tablet server's old port (Fluss
+     * 0.9.1 never learns the new one) must not serve this one.
+     */
+    private static Map<String, String> ownClient(String database) {
+        Map<String, String> options = SharedFlussCluster.lakeStreamOptions();
+        options.put(
+                LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id", "tables-" + database);
+        return options;
     }
 
     /** Tables whose store client has {@code storeOptions}, e.g. a client of a test's own. */
