@@ -21,6 +21,8 @@ package io.lakestream.store.fluss;
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.StreamStoreException;
 
+import org.apache.fluss.exception.DisconnectException;
+import org.apache.fluss.exception.NetworkException;
 import org.apache.fluss.exception.RetriableException;
 import org.apache.fluss.utils.ExceptionUtils;
 
@@ -79,6 +81,12 @@ final class FlussAdminCalls {
             Throwable cause =
                     ExceptionUtils.stripCompletionException(
                             ExceptionUtils.stripExecutionException(e));
+            if (causedBy(cause, DisconnectException.class)
+                    || causedBy(cause, NetworkException.class)) {
+                // a server this connection knows is gone or moved: the next store must bootstrap
+                // a connection of its own rather than share this one
+                onGivingUp.run();
+            }
             throw new StreamStoreException(
                     String.format(
                             "Failed to %s on the Fluss cluster at %s: %s",

@@ -68,13 +68,14 @@ class LakeStreamSinkOutageITCase {
     @TempDir static java.nio.file.Path warehouse;
 
     private static SinkTestTables tables;
+    private static Map<String, String> ownClient;
 
     @BeforeAll
     static void open() throws Exception {
         // a store client of this test's own: connections are shared per configuration, and the
         // in-process tablet server comes back on another port, which a Fluss 0.9.1 client that
         // knew the old one never learns; the tests after this one must not get that client
-        Map<String, String> ownClient = SharedFlussCluster.lakeStreamOptions();
+        ownClient = SharedFlussCluster.lakeStreamOptions();
         ownClient.put(LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id", "outage-test");
         tables = new SinkTestTables(warehouse, "sink_it", ownClient);
     }
@@ -107,7 +108,8 @@ class LakeStreamSinkOutageITCase {
                         "rows");
         LakeStreamSink.builder()
                 .setTable(table)
-                .setOptions(SharedFlussCluster.lakeStreamOptions())
+                // the job's connections too are this test's own
+                .setOptions(ownClient)
                 .setOption(LakeStreamOptions.STORE_WRITE_TIMEOUT.key(), "3 s")
                 .setOption(LakeStreamOptions.STORE_REQUEST_TIMEOUT.key(), "3 s")
                 .build()
@@ -144,12 +146,12 @@ class LakeStreamSinkOutageITCase {
         // a client of its own (connections are shared per configuration, hence a client id of its
         // own): the in-process tablet server came back on another port, which a Fluss 0.9.1
         // client that knew the old one never learns
-        Map<String, String> ownClient = SharedFlussCluster.lakeStreamOptions();
-        ownClient.put(
+        Map<String, String> afterOutage = SharedFlussCluster.lakeStreamOptions();
+        afterOutage.put(
                 LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id", "after-the-outage");
         try (StreamStore fresh =
                 StreamStoreLoader.create(
-                        ownClient, LakeStreamSinkOutageITCase.class.getClassLoader())) {
+                        afterOutage, LakeStreamSinkOutageITCase.class.getClassLoader())) {
             long fenced =
                     new SinkVerification(tables.catalog, fresh).assertExactlyOnce(identifier, rows);
             System.out.println("Records fenced after the outage: " + fenced);
