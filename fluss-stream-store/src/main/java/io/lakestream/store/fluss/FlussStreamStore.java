@@ -81,9 +81,18 @@ public final class FlussStreamStore implements StreamStore {
     private final Configuration clientConf;
     private final Duration writeTimeout;
     private final FlussAdminCalls calls;
-    private final SharedResourcePool.Lease<FlussConnections.Opened> lease;
-    private final Connection connection;
-    private final Admin admin;
+    private final Duration connectionIdleTimeout;
+
+    /** The connection this store uses now; guarded by {@code this}. */
+    private Leased current;
+
+    /** Whether {@link #current} was discarded and the next call takes a new one. */
+    private boolean renew;
+
+    /** Discarded connections, released when this store closes; guarded by {@code this}. */
+    private final List<SharedResourcePool.Lease<FlussConnections.Opened>> discarded =
+            new ArrayList<>();
+
     private final String databasePrefix;
 
     FlussStreamStore(
@@ -110,11 +119,33 @@ public final class FlussStreamStore implements StreamStore {
                                     FlussStreamStoreFactory.IDENTIFIER)));
         }
         this.calls = new FlussAdminCalls(servers, requestTimeout);
-        this.lease =
-                FlussConnections.acquire(clientConf, calls, writeTimeout, connectionIdleTimeout);
+        this.connectionIdleTimeout = connectionIdleTimeout;
+        this.current =
+                new Leased(
+                        FlussConnections.acquire(
+                                clientConf, calls, writeTimeout, connectionIdleTimeout));
         calls.onGivingUp(this::discardConnection);
-        this.connection = lease.resource().connection;
-        this.admin = connection.getAdmin();
+    }
+
+    /**
+     * The connection to use now: after a {@link #discardConnection discard}, a new one. A discarded
+     * connection may know a server's old address, which a Fluss 0.9.1 client never corrects; the
+     * store's next call (and an admin call's next retry) bootstraps again instead.
+     */
+    private synchronized Leased leased() {
+        if (renew) {
+            renew = false;
+            discarded.add(current.lease);
+            current =
+                    new Leased(
+                            FlussConnections.acquire(
+                                    clientConf, calls, writeTimeout, connectionIdleTimeout));
+        }
+        return current;
+    }
+
+    private Admin admin() {
+        return leased().admin;
     }
 
     /**
@@ -150,24 +181,24 @@ public final class FlussStreamStore implements StreamStore {
         TablePath path = layout.tablePath();
         Map<String, String> owner = FlussStreamTableLayout.ownerProperties(spec);
         calls.await(
-                admin.createDatabase(path.getDatabaseName(), DatabaseDescriptor.EMPTY, true),
+                admin().createDatabase(path.getDatabaseName(), DatabaseDescriptor.EMPTY, true),
                 "create database " + path.getDatabaseName());
         calls.awaitRetrying(
-                () -> admin.createTable(path, layout.descriptor(), true), "create table " + path);
+                () -> admin().createTable(path, layout.descriptor(), true), "create table " + path);
         // the stream table first: a foreign one is refused before anything else is created
         TableInfo info = describe(path);
         checkNotForeign(spec, info, false);
         TablePath fences = FlussFenceLog.fenceTablePath(path);
-        FlussFenceLog.provision(admin, calls, fences, owner);
+        FlussFenceLog.provision(admin(), calls, fences, owner);
         checkNotForeign(spec, describe(fences), false);
         TablePath leases = FlussWriterLeaseLog.writerTablePath(path);
-        FlussWriterLeaseLog.provision(admin, calls, leases, owner);
+        FlussWriterLeaseLog.provision(admin(), calls, leases, owner);
         checkNotForeign(spec, describe(leases), false);
         List<TableChange> missing = layout.missingColumns(info);
         if (!missing.isEmpty()) {
             // columns added to the Paimon table since the stream table was created
             calls.awaitRetrying(
-                    () -> admin.alterTable(path, missing, false), "add columns to table " + path);
+                    () -> admin().alterTable(path, missing, false), "add columns to table " + path);
             info = describe(path);
         }
         StreamTable table = checked(layout, info);
@@ -204,7 +235,8 @@ public final class FlussStreamStore implements StreamStore {
         List<TableChange> changes = new ArrayList<>();
         own.toProperties().forEach((key, value) -> changes.add(TableChange.set(key, value)));
         calls.awaitRetrying(
-                () -> admin.alterTable(path, changes, false), "record the owner of table " + path);
+                () -> admin().alterTable(path, changes, false),
+                "record the owner of table " + path);
         TableInfo adopted = describe(path);
         StreamTableOwner now = recordedOwner(adopted);
         if (!own.equals(now)) {
@@ -278,7 +310,7 @@ public final class FlussStreamStore implements StreamStore {
     public StreamTable get(StreamTableSpec spec) {
         FlussStreamTableLayout layout = layout(spec);
         TablePath path = layout.tablePath();
-        if (!calls.awaitRetrying(() -> admin.tableExists(path), "look up table " + path)) {
+        if (!calls.awaitRetrying(() -> admin().tableExists(path), "look up table " + path)) {
             throw new StreamStoreException(
                     String.format(
                             "The stream table %s of Paimon table %s does not exist in the Fluss "
@@ -322,7 +354,7 @@ public final class FlussStreamStore implements StreamStore {
                         path,
                         FlussFenceLog.fenceTablePath(path),
                         FlussWriterLeaseLog.writerTablePath(path))) {
-            if (!calls.awaitRetrying(() -> admin.tableExists(next), "look up table " + next)) {
+            if (!calls.awaitRetrying(() -> admin().tableExists(next), "look up table " + next)) {
                 continue;
             }
             StreamTableOwner recorded = recordedOwner(describe(next));
@@ -346,7 +378,7 @@ public final class FlussStreamStore implements StreamStore {
             }
         }
         for (TablePath next : existing) {
-            calls.awaitRetrying(() -> admin.dropTable(next, true), "drop table " + next);
+            calls.awaitRetrying(() -> admin().dropTable(next, true), "drop table " + next);
         }
         return existing.contains(path);
     }
@@ -367,7 +399,7 @@ public final class FlussStreamStore implements StreamStore {
         TablePath fences = FlussFenceLog.fenceTablePath(layout.tablePath());
         checkNotForeign(table.spec(), describe(fences), false);
         return new FlussFenceLog(
-                new FlussSingleBucketLog(connection, admin, calls, fences),
+                new FlussSingleBucketLog(leased().connection, admin(), calls, fences),
                 new FlussPartitionNames(table.spec()));
     }
 
@@ -376,7 +408,8 @@ public final class FlussStreamStore implements StreamStore {
         FlussStreamTableLayout layout = layoutOf(table);
         TablePath leases = FlussWriterLeaseLog.writerTablePath(layout.tablePath());
         checkNotForeign(table.spec(), describe(leases), false);
-        return new FlussWriterLeaseLog(new FlussSingleBucketLog(connection, admin, calls, leases));
+        return new FlussWriterLeaseLog(
+                new FlussSingleBucketLog(leased().connection, admin(), calls, leases));
     }
 
     @Override
@@ -491,9 +524,12 @@ public final class FlussStreamStore implements StreamStore {
         try {
             ListOffsetsResult result =
                     names == null
-                            ? admin.listOffsets(layout.tablePath(), buckets, spec)
-                            : admin.listOffsets(
-                                    layout.tablePath(), names.nameOf(partition), buckets, spec);
+                            ? admin().listOffsets(layout.tablePath(), buckets, spec)
+                            : admin().listOffsets(
+                                            layout.tablePath(),
+                                            names.nameOf(partition),
+                                            buckets,
+                                            spec);
             return result.all();
         } catch (RuntimeException e) {
             // the client looks up bucket leaders before it sends, and fails at once when a new
@@ -513,7 +549,7 @@ public final class FlussStreamStore implements StreamStore {
 
     List<PartitionInfo> partitionInfos(TablePath path) {
         return calls.awaitRetrying(
-                () -> admin.listPartitionInfos(path), "list partitions of table " + path);
+                () -> admin().listPartitionInfos(path), "list partitions of table " + path);
     }
 
     /**
@@ -544,7 +580,7 @@ public final class FlussStreamStore implements StreamStore {
 
     private TableInfo describe(TablePath path) {
         try {
-            return calls.awaitRetrying(() -> admin.getTableInfo(path), "describe table " + path);
+            return calls.awaitRetrying(() -> admin().getTableInfo(path), "describe table " + path);
         } catch (StreamStoreException e) {
             if (FlussAdminCalls.causedBy(
                     e, org.apache.fluss.exception.TableNotExistException.class)) {
@@ -559,7 +595,7 @@ public final class FlussStreamStore implements StreamStore {
     }
 
     Connection connection() {
-        return connection;
+        return leased().connection;
     }
 
     Duration writeTimeout() {
@@ -575,10 +611,13 @@ public final class FlussStreamStore implements StreamStore {
      * not flushed leaves batches in the connection's writer that a restarted attempt must not find
      * there (they would land after its fences), and a connection whose calls time out may know a
      * server's old address. The connection is closed, dropping pending batches, when its last user
-     * closes its store; the next store opens a new one.
+     * closes its store; the next store opens a new one, and so does this store's next call.
      */
-    void discardConnection() {
-        lease.invalidate();
+    synchronized void discardConnection() {
+        if (!renew) {
+            current.lease.invalidate();
+            renew = true;
+        }
     }
 
     /**
@@ -588,7 +627,22 @@ public final class FlussStreamStore implements StreamStore {
      * last user, within the write timeout.
      */
     @Override
-    public void close() {
-        lease.close();
+    public synchronized void close() {
+        current.lease.close();
+        discarded.forEach(SharedResourcePool.Lease::close);
+        discarded.clear();
+    }
+
+    /** A lease of a pooled connection, with the connection's admin client. */
+    private static final class Leased {
+        final SharedResourcePool.Lease<FlussConnections.Opened> lease;
+        final Connection connection;
+        final Admin admin;
+
+        Leased(SharedResourcePool.Lease<FlussConnections.Opened> lease) {
+            this.lease = lease;
+            this.connection = lease.resource().connection;
+            this.admin = connection.getAdmin();
+        }
     }
 }

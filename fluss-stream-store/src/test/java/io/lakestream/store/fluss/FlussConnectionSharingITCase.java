@@ -138,6 +138,31 @@ class FlussConnectionSharingITCase {
         assertThat(isClosed(discarded)).isTrue();
     }
 
+    /**
+     * A store whose connection was discarded (a call found a server gone, which a Fluss 0.9.1
+     * client that knew its old address never corrects) makes its next call on a new connection;
+     * closing the store releases both.
+     */
+    @Test
+    void aStoreWhoseConnectionWasDiscardedGoesOnWithANewOne() throws Exception {
+        Connection discarded;
+        Connection renewed;
+        try (FlussStreamStore store = open(options("1 min"))) {
+            StreamTable provisioned = store.provision(SPEC);
+            discarded = store.connection();
+            store.discardConnection();
+            assertThat(store.get(SPEC)).isEqualTo(provisioned);
+            renewed = store.connection();
+            assertThat(renewed).isNotSameAs(discarded);
+            assertThat(isClosed(discarded)).isFalse();
+        }
+        // the discarded one by the close itself; the new one is idle, kept for the next store
+        assertThat(isClosed(discarded)).isTrue();
+        try (FlussStreamStore next = open(options("1 min"))) {
+            assertThat(next.connection()).isSameAs(renewed);
+        }
+    }
+
     /** Whether the connection's network client refuses requests (Fluss: "client is closed"). */
     private static boolean isClosed(Connection connection) {
         try {
