@@ -115,7 +115,11 @@ final class PaimonRowAsFlussRow implements InternalRow {
 
     @Override
     public BinaryString getString(int pos) {
-        org.apache.paimon.data.BinaryString string = row.getString(mapping.paimonPosition(pos));
+        return toFluss(row.getString(mapping.paimonPosition(pos)));
+    }
+
+    /** {@code string} as a Fluss string that Fluss's writer copies at once. */
+    static BinaryString toFluss(org.apache.paimon.data.BinaryString string) {
         MemorySegment[] segments = string.getSegments();
         // the writer copies the bytes into its batch before append returns: a string in one heap
         // segment is shown in place rather than copied once more

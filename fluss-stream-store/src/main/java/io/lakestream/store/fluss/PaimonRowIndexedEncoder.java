@@ -18,9 +18,11 @@
 
 package io.lakestream.store.fluss;
 
+import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.types.RowKind;
 
+import org.apache.fluss.memory.MemorySegment;
 import org.apache.fluss.row.BinaryRow.BinaryRowFormat;
 import org.apache.fluss.row.BinaryWriter;
 import org.apache.fluss.row.InternalRow;
@@ -40,6 +42,10 @@ import org.apache.fluss.types.RowType;
  * into the writer, byte for byte what Fluss's encoder writes for them; the other types take Fluss's
  * own getter and writer, through {@link PaimonRowAsFlussRow}. The returned row and its buffer are
  * reused: Fluss's writer copies a record into its batch before its send returns.
+ *
+ * <p>A string that fills its own byte array (as every string of the sink's rows does: Paimon's
+ * wrapper of a Flink row copies each string into an array of its own) is written from that array
+ * without a Fluss string object around it, which would cost three objects per string column.
  */
 final class PaimonRowIndexedEncoder {
 
@@ -47,6 +53,12 @@ final class PaimonRowIndexedEncoder {
     private final IndexedRow row;
     private final ColumnWriter[] columns;
     private final PaimonRowAsFlussRow flussView;
+
+    /**
+     * The writer's buffer as the segment array the returned row points to; made again only when the
+     * writer grows its buffer, rather than once per record by {@code IndexedRow.pointTo}.
+     */
+    private MemorySegment[] rowSegments = new MemorySegment[1];
 
     PaimonRowIndexedEncoder(FlussColumnMapping mapping, RowType flussRowType) {
         DataType[] types = flussRowType.getChildren().toArray(new DataType[0]);
@@ -70,7 +82,11 @@ final class PaimonRowIndexedEncoder {
         for (int pos = 0; pos < columns.length; pos++) {
             columns[pos].write(writer, pos, paimonRow, kindByte);
         }
-        row.pointTo(writer.segment(), 0, writer.position());
+        MemorySegment segment = writer.segment();
+        if (rowSegments[0] != segment) {
+            rowSegments = new MemorySegment[] {segment};
+        }
+        row.pointTo(rowSegments, 0, writer.position());
         return row;
     }
 
@@ -121,7 +137,7 @@ final class PaimonRowIndexedEncoder {
             case DOUBLE:
                 return (w, p, r, kind) -> w.writeDouble(r.getDouble(paimonPos));
             case STRING:
-                return (w, p, r, kind) -> w.writeString(flussView.getString(p));
+                return (w, p, r, kind) -> writeString(w, r.getString(paimonPos));
             case DECIMAL:
                 int precision = DataTypeChecks.getPrecision(type);
                 int scale = DataTypeChecks.getScale(type);
@@ -146,6 +162,23 @@ final class PaimonRowIndexedEncoder {
             default:
                 return fallback(pos, type);
         }
+    }
+
+    /**
+     * Writes a string as Fluss's {@code writeString} does: its length into the row's list of
+     * variable lengths, then its bytes. {@code writeBytes} writes exactly that for an array that
+     * holds the string's bytes and nothing else.
+     */
+    private static void writeString(IndexedRowWriter w, BinaryString string) {
+        org.apache.paimon.memory.MemorySegment[] segments = string.getSegments();
+        if (segments.length == 1 && !segments[0].isOffHeap() && string.getOffset() == 0) {
+            byte[] bytes = segments[0].getHeapMemory();
+            if (bytes.length == string.getSizeInBytes()) {
+                w.writeBytes(bytes);
+                return;
+            }
+        }
+        w.writeString(PaimonRowAsFlussRow.toFluss(string));
     }
 
     /** Fluss's own getter and writer: for the types whose encoding is not spelled out above. */
