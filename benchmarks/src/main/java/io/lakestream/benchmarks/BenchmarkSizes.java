@@ -41,6 +41,9 @@ public final class BenchmarkSizes {
     final int checkpointSeconds;
     final Set<String> only;
 
+    /** Table options of the lake-stream side's freshness table, {@code k=v} comma-separated. */
+    final Map<String, String> lakeOptions;
+
     private BenchmarkSizes(
             int rounds,
             long rows,
@@ -50,7 +53,8 @@ public final class BenchmarkSizes {
             int freshnessRate,
             int freshnessSeconds,
             int checkpointSeconds,
-            Set<String> only) {
+            Set<String> only,
+            Map<String, String> lakeOptions) {
         this.rounds = rounds;
         this.rows = rows;
         this.tailPercent = tailPercent;
@@ -60,6 +64,7 @@ public final class BenchmarkSizes {
         this.freshnessSeconds = freshnessSeconds;
         this.checkpointSeconds = checkpointSeconds;
         this.only = only;
+        this.lakeOptions = lakeOptions;
     }
 
     /** The sizes the system properties set. */
@@ -76,7 +81,26 @@ public final class BenchmarkSizes {
                 positive("bench.checkpoint-seconds", 30),
                 only.isEmpty()
                         ? new TreeSet<>()
-                        : new TreeSet<>(Arrays.asList(only.trim().split("\\s*,\\s*"))));
+                        : new TreeSet<>(Arrays.asList(only.trim().split("\\s*,\\s*"))),
+                options("bench.lake-options"));
+    }
+
+    /** {@code k=v,k2=v2} of the property {@code key}, in order. */
+    private static Map<String, String> options(String key) {
+        Map<String, String> options = new LinkedHashMap<>();
+        String value = property(key, "");
+        if (value.isEmpty()) {
+            return options;
+        }
+        for (String option : value.split("\\s*,\\s*")) {
+            int eq = option.indexOf('=');
+            if (eq < 1) {
+                throw new IllegalArgumentException(
+                        "-D" + key + "=" + value + ": '" + option + "' is not key=value");
+            }
+            options.put(option.substring(0, eq).trim(), option.substring(eq + 1).trim());
+        }
+        return options;
     }
 
     /** Whether the scenario {@code name} runs: all run unless {@code bench.only} names some. */
@@ -101,6 +125,7 @@ public final class BenchmarkSizes {
         map.put("freshness.rate", freshnessRate);
         map.put("freshness.seconds", freshnessSeconds);
         map.put("checkpoint-seconds", checkpointSeconds);
+        map.put("lake-options", lakeOptions);
         return map;
     }
 

@@ -70,6 +70,7 @@ final class FreshnessScenario implements Scenario {
                                 + " (id BIGINT, written_at TIMESTAMP_LTZ(3)) WITH ("
                                 + "'bucket' = '4', 'bucket-key' = 'id'"
                                 + (lakeStream ? ", 'lake-stream.enabled' = 'true'" : "")
+                                + (lakeStream ? lakeOptions(sizes) : "")
                                 + ")");
             }
             try (VisibilityProbe lake =
@@ -150,6 +151,15 @@ final class FreshnessScenario implements Scenario {
         }
         TableResult result = inserts.execute();
         return result.getJobClient().orElseThrow();
+    }
+
+    /** The lake side's extra table options ({@code bench.lake-options}), as SQL. */
+    private static String lakeOptions(BenchmarkSizes sizes) {
+        StringBuilder sql = new StringBuilder();
+        sizes.lakeOptions.forEach(
+                (key, value) ->
+                        sql.append(String.format(", '%s' = '%s'", key, value.replace("'", "''"))));
+        return sql.toString();
     }
 
     private static void awaitRunning(JobClient job) throws Exception {
