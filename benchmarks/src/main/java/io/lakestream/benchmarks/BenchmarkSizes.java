@@ -77,7 +77,7 @@ public final class BenchmarkSizes {
                 positive("bench.partitions", 200),
                 positive("bench.rows-per-partition", 16),
                 positive("bench.freshness.rate", 2_000),
-                positive("bench.freshness.seconds", 45),
+                positive("bench.freshness.seconds", 120),
                 positive("bench.checkpoint-seconds", 30),
                 only.isEmpty()
                         ? new TreeSet<>()

@@ -76,13 +76,13 @@ final class FreshnessScenario implements Scenario {
             try (VisibilityProbe lake =
                             new VisibilityProbe(
                                     sessions.streaming(null),
-                                    "SELECT id, written_at FROM " + Tables.name(true, table),
+                                    "SELECT id, written_at, NOW() FROM " + Tables.name(true, table),
                                     rows,
                                     warmUpRows);
                     VisibilityProbe paimon =
                             new VisibilityProbe(
                                     sessions.streaming(null),
-                                    "SELECT id, written_at FROM "
+                                    "SELECT id, written_at, NOW() FROM "
                                             + Tables.name(false, table)
                                             + " /*+ OPTIONS('continuous.discovery-interval' ="
                                             + " '100 ms') */",
@@ -121,6 +121,21 @@ final class FreshnessScenario implements Scenario {
                                 "ms",
                                 false,
                                 Stats.percentile(latencies, 99));
+                        List<Long> read = probe.readLatencies();
+                        for (int percentile : new int[] {50, 99}) {
+                            Sides.record(
+                                    results,
+                                    lakeStream,
+                                    String.format(
+                                                    figure,
+                                                    "p"
+                                                            + percentile
+                                                            + " at the reading job's source")
+                                            + " (without Flink's collect client)",
+                                    "ms",
+                                    false,
+                                    Stats.percentile(read, percentile));
+                        }
                     }
                 } finally {
                     writer.cancel().get();

@@ -69,6 +69,12 @@ final class Sessions {
     StreamTableEnvironment streaming(Duration interval) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
+        // Flink's 'execution.buffer-timeout' (100 ms unless set): how long a network buffer
+        // waits to fill before it is sent, per shuffle of a streaming job
+        String bufferTimeout = System.getProperty("bench.buffer-timeout-ms", "").trim();
+        if (!bufferTimeout.isEmpty()) {
+            env.setBufferTimeout(Long.parseLong(bufferTimeout));
+        }
         if (interval != null) {
             env.enableCheckpointing(interval.toMillis());
             // Flink starts the first checkpoint at a random time up to the interval unless the

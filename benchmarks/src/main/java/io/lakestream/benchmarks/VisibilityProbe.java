@@ -41,6 +41,10 @@ final class VisibilityProbe implements AutoCloseable {
     private final int measuredFromId;
     private final BitSet seen;
     private final List<Long> latencies;
+
+    /** Written to read by the job's source, where the statement selects a third column NOW(). */
+    private final List<Long> readLatencies;
+
     private final Thread thread;
     private volatile Throwable failure;
 
@@ -55,6 +59,7 @@ final class VisibilityProbe implements AutoCloseable {
         this.measuredFromId = measuredFromId;
         this.seen = new BitSet(expected);
         this.latencies = new ArrayList<>(expected);
+        this.readLatencies = new ArrayList<>(expected);
         this.thread = new Thread(this::poll, "visibility-probe");
         thread.setDaemon(true);
         thread.start();
@@ -76,6 +81,10 @@ final class VisibilityProbe implements AutoCloseable {
                         seen.set(id);
                         if (id >= measuredFromId) {
                             latencies.add(now - written.toEpochMilli());
+                            if (row.getArity() > 2) {
+                                Instant read = (Instant) row.getField(2);
+                                readLatencies.add(read.toEpochMilli() - written.toEpochMilli());
+                            }
                         }
                     }
                     if (seen.cardinality() >= expected) {
@@ -105,6 +114,15 @@ final class VisibilityProbe implements AutoCloseable {
             throw new IllegalStateException("The reading job failed", failure);
         }
         return true;
+    }
+
+    /**
+     * The latencies to the reading job's own {@code NOW()}, evaluated right after its source: the
+     * freshness without the time Flink's collect client takes to fetch the rows (it polls every 100
+     * ms); empty unless the statement selects that third column.
+     */
+    synchronized List<Long> readLatencies() {
+        return new ArrayList<>(readLatencies);
     }
 
     synchronized List<Long> latencies() {
