@@ -112,23 +112,8 @@ public final class FlussStreamStore implements StreamStore {
             String databasePrefix) {
         // checked before connecting: a wrong option fails at once, with no cluster to wait for
         this.databasePrefix = checkedDatabasePrefix(databasePrefix);
-        this.clientConf = Configuration.fromMap(clientOptions);
+        this.clientConf = clientConfiguration(clientOptions, writeTimeout);
         this.writeTimeout = writeTimeout;
-        // Fluss's writer otherwise waits for buffer space without end while the cluster is down
-        if (!clientOptions.containsKey(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT.key())) {
-            clientConf.set(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT, writeTimeout);
-        }
-        // freshness first: Fluss's defaults (a 100 ms linger, a fetch that waits up to 500 ms on
-        // the server) put about 300 ms on the median write-to-read latency (docs/performance.md)
-        if (!clientOptions.containsKey(ConfigOptions.CLIENT_WRITER_BATCH_TIMEOUT.key())) {
-            clientConf.set(ConfigOptions.CLIENT_WRITER_BATCH_TIMEOUT, DEFAULT_WRITER_BATCH_TIMEOUT);
-        }
-        if (!clientOptions.containsKey(
-                ConfigOptions.CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME.key())) {
-            clientConf.set(
-                    ConfigOptions.CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME,
-                    DEFAULT_FETCH_WAIT_MAX_TIME);
-        }
         String servers = clientOptions.get(ConfigOptions.BOOTSTRAP_SERVERS.key());
         if (servers == null || servers.trim().isEmpty()) {
             throw new StreamStoreException(
@@ -145,6 +130,31 @@ public final class FlussStreamStore implements StreamStore {
                         FlussConnections.acquire(
                                 clientConf, calls, writeTimeout, connectionIdleTimeout));
         calls.onGivingUp(this::discardConnection);
+    }
+
+    /**
+     * The Fluss client's configuration: {@code clientOptions}, plus the store's defaults where they
+     * set nothing.
+     */
+    static Configuration clientConfiguration(
+            Map<String, String> clientOptions, Duration writeTimeout) {
+        Configuration conf = Configuration.fromMap(clientOptions);
+        // Fluss's writer otherwise waits for buffer space without end while the cluster is down
+        if (!clientOptions.containsKey(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT.key())) {
+            conf.set(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT, writeTimeout);
+        }
+        // freshness first: Fluss's defaults (a 100 ms linger, a fetch that waits up to 500 ms on
+        // the server) put about 300 ms on the median write-to-read latency (docs/performance.md)
+        if (!clientOptions.containsKey(ConfigOptions.CLIENT_WRITER_BATCH_TIMEOUT.key())) {
+            conf.set(ConfigOptions.CLIENT_WRITER_BATCH_TIMEOUT, DEFAULT_WRITER_BATCH_TIMEOUT);
+        }
+        if (!clientOptions.containsKey(
+                ConfigOptions.CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME.key())) {
+            conf.set(
+                    ConfigOptions.CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME,
+                    DEFAULT_FETCH_WAIT_MAX_TIME);
+        }
+        return conf;
     }
 
     /**
