@@ -45,9 +45,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Fluss cluster of three OS processes: ZooKeeper, a coordinator server and one tablet server,
+ * A Fluss cluster of OS processes: ZooKeeper, a coordinator server and one or more tablet servers,
  * each a {@link ChildJvm} with its configuration, data and logs under one directory. Unlike the
- * in-process cluster of the other modules' tests, its tablet server can be killed with SIGKILL and
+ * in-process cluster of the other modules' tests, a tablet server can be killed with SIGKILL and
  * restarted on the same data directory and port, as a crashed server would be.
  */
 public final class FlussProcessCluster implements AutoCloseable {
@@ -62,6 +62,7 @@ public final class FlussProcessCluster implements AutoCloseable {
      */
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
+    /** The tablet server of the methods that take no server id. */
     private static final int TABLET_SERVER_ID = 0;
 
     /**
@@ -80,31 +81,52 @@ public final class FlussProcessCluster implements AutoCloseable {
     private final Path logDir;
     private final int zooKeeperPort;
     private final int coordinatorPort;
-    private final int tabletServerPort;
+    private final int[] tabletServerPorts;
+    private final int replicationFactor;
 
     private ChildJvm zooKeeper;
     private ChildJvm coordinator;
-    private ChildJvm tabletServer;
-    private int tabletServerStarts;
+    private final ChildJvm[] tabletServers;
+    private final int[] tabletServerStarts;
     private Connection connection;
     private Admin admin;
 
-    private FlussProcessCluster(Path dir) throws IOException {
+    private FlussProcessCluster(Path dir, int numTabletServers, int replicationFactor)
+            throws IOException {
         this.dir = dir;
         this.logDir = dir.resolve("logs");
         this.zooKeeperPort = freePort();
         this.coordinatorPort = freePort();
-        this.tabletServerPort = freePort();
+        this.tabletServerPorts = new int[numTabletServers];
+        for (int id = 0; id < numTabletServers; id++) {
+            tabletServerPorts[id] = freePort();
+        }
+        this.tabletServers = new ChildJvm[numTabletServers];
+        this.tabletServerStarts = new int[numTabletServers];
+        this.replicationFactor = replicationFactor;
     }
 
     /** Starts the cluster in {@code dir} and returns once the tablet server has registered. */
     public static FlussProcessCluster start(Path dir) throws Exception {
-        FlussProcessCluster cluster = new FlussProcessCluster(dir);
+        return start(dir, 1, 1);
+    }
+
+    /**
+     * Starts the cluster with {@code numTabletServers} tablet servers (ids 0, 1, ...) whose tables
+     * have {@code replicationFactor} replicas unless they set their own (Fluss's {@code
+     * default.replication.factor}), and returns once every tablet server has registered.
+     */
+    public static FlussProcessCluster start(Path dir, int numTabletServers, int replicationFactor)
+            throws Exception {
+        FlussProcessCluster cluster =
+                new FlussProcessCluster(dir, numTabletServers, replicationFactor);
         try {
             cluster.startZooKeeper();
             cluster.startCoordinator();
-            cluster.startTabletServer();
-            cluster.awaitTabletServer();
+            for (int id = 0; id < numTabletServers; id++) {
+                cluster.startTabletServer(id);
+            }
+            cluster.awaitTabletServers();
             return cluster;
         } catch (Throwable t) {
             try {
@@ -158,51 +180,76 @@ public final class FlussProcessCluster implements AutoCloseable {
         awaitPort(coordinator, coordinatorPort);
     }
 
-    /** Starts the tablet server, on the data directory and port of any previous one. */
+    /** Starts tablet server 0, on the data directory and port of any previous one. */
     public void startTabletServer() throws Exception {
-        String name = "tablet-server-" + TABLET_SERVER_ID;
+        startTabletServer(TABLET_SERVER_ID);
+    }
+
+    /** Starts tablet server {@code id}, on the data directory and port of any previous one. */
+    public void startTabletServer(int id) throws Exception {
+        String name = "tablet-server-" + id;
         Path serverDir = dir.resolve(name);
         Path confDir = serverDir.resolve("conf");
-        writeServerYaml(
-                confDir,
-                tabletServerPort,
-                List.of(
-                        "tablet-server.id: " + TABLET_SERVER_ID,
-                        "data.dir: " + serverDir.resolve("data"),
-                        "zookeeper.client.session-timeout: " + TABLET_SERVER_SESSION_TIMEOUT,
-                        // the only tablet server has no one to hand its leaderships to on shutdown
-                        "tablet-server.controlled-shutdown.max-retries: 1"));
-        tabletServerStarts++;
-        tabletServer =
+        List<String> serverOptions = new ArrayList<>();
+        serverOptions.add("tablet-server.id: " + id);
+        serverOptions.add("data.dir: " + serverDir.resolve("data"));
+        serverOptions.add("zookeeper.client.session-timeout: " + TABLET_SERVER_SESSION_TIMEOUT);
+        // the only tablet server has no one to hand its leaderships to on shutdown, and the tests
+        // stop all of them at once
+        serverOptions.add("tablet-server.controlled-shutdown.max-retries: 1");
+        writeServerYaml(confDir, tabletServerPorts[id], serverOptions);
+        tabletServerStarts[id]++;
+        tabletServers[id] =
                 ChildJvm.start(
-                        tabletServerStarts == 1 ? name : name + "-start-" + tabletServerStarts,
+                        tabletServerStarts[id] == 1
+                                ? name
+                                : name + "-start-" + tabletServerStarts[id],
                         logDir,
                         serverJvmOptions(),
                         "org.apache.fluss.server.tablet.TabletServer",
                         List.of("--configDir", confDir.toString()));
     }
 
-    /** Kills the tablet server with SIGKILL: no shutdown hook, no controlled shutdown. */
+    /** Kills tablet server 0 with SIGKILL: no shutdown hook, no controlled shutdown. */
     public void killTabletServer() throws InterruptedException {
-        tabletServer.kill();
+        killTabletServer(TABLET_SERVER_ID);
+    }
+
+    /** Kills tablet server {@code id} with SIGKILL: no shutdown hook, no controlled shutdown. */
+    public void killTabletServer(int id) throws InterruptedException {
+        tabletServers[id].kill();
     }
 
     public ChildJvm tabletServer() {
-        return tabletServer;
+        return tabletServer(TABLET_SERVER_ID);
+    }
+
+    public ChildJvm tabletServer(int id) {
+        return tabletServers[id];
     }
 
     /**
-     * Waits until the coordinator reports the tablet server as live. Fluss's client asks a tablet
-     * server for the cluster's metadata when it knows one, so this cannot see a tablet server die.
+     * Waits until the coordinator reports every tablet server as live; see {@link
+     * #awaitTabletServers}.
      */
     public void awaitTabletServer() throws Exception {
+        awaitTabletServers();
+    }
+
+    /**
+     * Waits until the coordinator reports every tablet server as live. Fluss's client asks a tablet
+     * server for the cluster's metadata when it knows one, so this cannot see a tablet server die.
+     */
+    public void awaitTabletServers() throws Exception {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         Exception lastError = null;
         while (System.nanoTime() < deadline) {
-            checkAlive(zooKeeper, coordinator, tabletServer);
+            checkAlive(zooKeeper, coordinator);
+            checkAlive(tabletServers);
             try {
                 List<ServerNode> nodes = admin().getServerNodes().get(5, TimeUnit.SECONDS);
-                if (nodes.stream().anyMatch(n -> n.serverType() == ServerType.TABLET_SERVER)) {
+                if (nodes.stream().filter(n -> n.serverType() == ServerType.TABLET_SERVER).count()
+                        == tabletServers.length) {
                     return;
                 }
             } catch (Exception e) {
@@ -212,30 +259,38 @@ public final class FlussProcessCluster implements AutoCloseable {
         }
         throw new IllegalStateException(
                 String.format(
-                        "The Fluss cluster did not report a live tablet server within %s; logs in "
-                                + "%s",
-                        STARTUP_TIMEOUT, logDir),
+                        "The Fluss cluster did not report %d live tablet servers within %s; logs "
+                                + "in %s",
+                        tabletServers.length, STARTUP_TIMEOUT, logDir),
                 lastError);
     }
 
     /**
-     * Waits until the killed tablet server's registration is gone from ZooKeeper, which is when its
-     * session expires and the coordinator takes it for dead. Asked of ZooKeeper through Fluss's own
-     * client of it, which knows where Fluss keeps the registrations.
+     * Waits until killed tablet server 0 is unregistered; see {@link
+     * #awaitTabletServerUnregistered(int)}.
      */
     public void awaitTabletServerUnregistered() throws Exception {
+        awaitTabletServerUnregistered(TABLET_SERVER_ID);
+    }
+
+    /**
+     * Waits until killed tablet server {@code id}'s registration is gone from ZooKeeper, which is
+     * when its session expires and the coordinator takes it for dead. Asked of ZooKeeper through
+     * Fluss's own client of it, which knows where Fluss keeps the registrations.
+     */
+    public void awaitTabletServerUnregistered(int id) throws Exception {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         try (ZooKeeperClient zooKeeperClient =
                 ZooKeeperTestUtils.createZooKeeperClient(
                         HOST + ":" + zooKeeperPort, NOPErrorHandler.INSTANCE)) {
-            while (zooKeeperClient.getTabletServer(TABLET_SERVER_ID).isPresent()) {
+            while (zooKeeperClient.getTabletServer(id).isPresent()) {
                 checkAlive(zooKeeper, coordinator);
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(
                             String.format(
                                     "Tablet server %d was still registered in ZooKeeper %s after "
                                             + "it was killed; logs in %s",
-                                    TABLET_SERVER_ID, STARTUP_TIMEOUT, logDir));
+                                    id, STARTUP_TIMEOUT, logDir));
                 }
                 Thread.sleep(200);
             }
@@ -262,7 +317,7 @@ public final class FlussProcessCluster implements AutoCloseable {
         lines.add("zookeeper.address: " + HOST + ":" + zooKeeperPort);
         lines.add("bind.listeners: FLUSS://" + HOST + ":" + port);
         lines.add("remote.data.dir: " + dir.resolve("remote-data").toUri());
-        lines.add("default.replication.factor: 1");
+        lines.add("default.replication.factor: " + replicationFactor);
         // fewer threads: five JVMs share two cores
         lines.add("netty.server.num-network-threads: 1");
         lines.add("netty.server.num-worker-threads: 3");
@@ -321,7 +376,10 @@ public final class FlussProcessCluster implements AutoCloseable {
                 error = e;
             }
         }
-        for (ChildJvm process : Arrays.asList(tabletServer, coordinator, zooKeeper)) {
+        List<ChildJvm> processes = new ArrayList<>(Arrays.asList(tabletServers));
+        processes.add(coordinator);
+        processes.add(zooKeeper);
+        for (ChildJvm process : processes) {
             if (process != null) {
                 try {
                     process.stop(STOP_GRACE);

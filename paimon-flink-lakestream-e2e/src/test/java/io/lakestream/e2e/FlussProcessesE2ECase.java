@@ -40,6 +40,7 @@ import org.apache.paimon.types.RowKind;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,6 +63,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>The processes' configuration, data and logs are under {@code target/e2e/fluss-processes-*}.
  */
+@ExtendWith(NoProcessLeftBehind.class)
 class FlussProcessesE2ECase {
 
     private static final String DAY_1 = "2025-06-01";

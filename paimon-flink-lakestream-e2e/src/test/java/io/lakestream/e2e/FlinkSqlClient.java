@@ -1,0 +1,163 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Flink's SQL client as users run it: {@code sql-client.sh embedded -f script.sql} against a
+ * session cluster, here a JVM of {@code org.apache.flink.table.client.SqlClient} on the class path
+ * of Flink's {@code lib/} and {@code opt/} ({@link FlinkDistribution#sqlClient()}), configured by a
+ * {@code config.yaml} that points it at the cluster's REST endpoint.
+ */
+final class FlinkSqlClient {
+
+    /** A client JVM plans the statements and waits for synchronous ones: minutes at most. */
+    private static final Duration TIMEOUT = Duration.ofMinutes(4);
+
+    private static final Pattern JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
+
+    private final Path dir;
+    private final Path confDir;
+    private final Path logDir;
+    private final String classPath;
+    private int runs;
+
+    private FlinkSqlClient(Path dir, Path logDir) throws IOException {
+        this.dir = dir;
+        this.confDir = dir.resolve("conf");
+        this.logDir = logDir;
+        this.classPath = FlinkDistribution.sqlClient();
+    }
+
+    /**
+     * A client of {@code cluster} whose scripts and configuration are in {@code dir}: the cluster's
+     * own configuration with {@code execution.target: remote}, as a client machine's {@code conf/}
+     * would have it.
+     */
+    static FlinkSqlClient of(FlinkProcessCluster cluster, Path dir) throws IOException {
+        FlinkSqlClient client = new FlinkSqlClient(dir, cluster.logDir());
+        List<String> config =
+                new ArrayList<>(
+                        Files.readAllLines(
+                                cluster.confDir().resolve("config.yaml"), StandardCharsets.UTF_8));
+        config.add("execution.target: remote");
+        config.add("sql-client.execution.result-mode: TABLEAU");
+        Files.createDirectories(client.confDir);
+        Files.write(client.confDir.resolve("config.yaml"), config, StandardCharsets.UTF_8);
+        return client;
+    }
+
+    /**
+     * Runs {@code script} with {@code -f} and returns what the client printed; fails with that
+     * output and the client's log when the client exits with an error or reports one.
+     *
+     * @param name names the script and the client's log files
+     */
+    List<String> run(String name, String script) throws Exception {
+        runs++;
+        String runName = String.format("sql-client-%02d-%s", runs, name);
+        Path file = dir.resolve(runName + ".sql");
+        Files.writeString(file, script, StandardCharsets.UTF_8);
+        ChildJvm client =
+                ChildJvm.start(
+                        runName,
+                        logDir,
+                        List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                        classPath,
+                        Map.of("FLINK_CONF_DIR", confDir.toString()),
+                        "org.apache.flink.table.client.SqlClient",
+                        // the history file would go to the user's home directory
+                        List.of(
+                                "embedded",
+                                "-f",
+                                file.toString(),
+                                "-hist",
+                                dir.resolve("history").toString()));
+        Integer exitCode;
+        try {
+            exitCode = client.waitFor(TIMEOUT);
+        } finally {
+            client.stop(Duration.ZERO);
+        }
+        List<String> output = client.output();
+        if (exitCode == null
+                || exitCode != 0
+                || output.stream().anyMatch(line -> line.contains("[ERROR]"))) {
+            throw new AssertionError(
+                    String.format(
+                            "The SQL client %s of %s (exit code %s) failed; it printed:%n%s%n"
+                                    + "Its log ends with:%n%s",
+                            client,
+                            file,
+                            exitCode == null ? "none: killed after " + TIMEOUT : exitCode,
+                            String.join(System.lineSeparator(), output),
+                            client.logTail(40)));
+        }
+        return output;
+    }
+
+    /** The ids of the jobs that the statements of a run submitted, in their order. */
+    static List<String> jobIds(List<String> output) {
+        List<String> ids = new ArrayList<>();
+        for (String line : output) {
+            Matcher matcher = JOB_ID.matcher(line);
+            if (matcher.find()) {
+                ids.add(matcher.group(1));
+            }
+        }
+        return ids;
+    }
+
+    /**
+     * The numbers of the result row that starts with {@code label}, as the client prints rows in
+     * tableau mode ({@code | label | 12 | 34 |}); fails when there is no such row.
+     */
+    static long[] row(List<String> output, String label) {
+        for (String line : output) {
+            String trimmed = line.trim();
+            if (!trimmed.startsWith("|")) {
+                continue;
+            }
+            String[] cells = trimmed.substring(1).split("\\|");
+            if (cells.length > 1 && cells[0].trim().equals(label)) {
+                long[] numbers = new long[cells.length - 1];
+                for (int i = 1; i < cells.length; i++) {
+                    numbers[i - 1] = Long.parseLong(cells[i].trim());
+                }
+                return numbers;
+            }
+        }
+        throw new AssertionError(
+                "No result row '"
+                        + label
+                        + "' in the SQL client's output:"
+                        + System.lineSeparator()
+                        + String.join(System.lineSeparator(), output));
+    }
+}
