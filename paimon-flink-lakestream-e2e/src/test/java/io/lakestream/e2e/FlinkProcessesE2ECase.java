@@ -205,7 +205,10 @@ class FlinkProcessesE2ECase {
             Thread.sleep(2000);
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));
             Thread.sleep(2000);
-            int victim = 1;
+            // the leader of a bucket the job writes; its in-sync follower takes over
+            List<Integer> replicas = fluss.leaderAndIsr(DATABASE, events, 0);
+            assertThat(replicas).as("leader and in-sync replicas of bucket 0").hasSize(2);
+            int victim = replicas.get(0);
             long pid = fluss.tabletServer(victim).pid();
             long kill = System.nanoTime();
             fluss.killTabletServer(victim);
@@ -218,10 +221,12 @@ class FlinkProcessesE2ECase {
             long restarts = flink.jobRestarts(jobId);
             Duration recovery = watch.recoveredAfter(kill);
             log(
-                    "RECOVERY Fluss tablet server %d (pid %d) killed after checkpoint %d, "
-                            + "registered again after %d ms; job %s: %s, %d restarts",
+                    "RECOVERY Fluss tablet server %d (pid %d), leader of bucket 0 (replicas %s), "
+                            + "killed after checkpoint %d, registered again after %d ms; "
+                            + "job %s: %s, %d restarts",
                     victim,
                     pid,
+                    replicas,
                     checkpoint,
                     restarted,
                     jobId,

@@ -25,9 +25,12 @@ import org.apache.fluss.cluster.ServerNode;
 import org.apache.fluss.cluster.ServerType;
 import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.config.Configuration;
+import org.apache.fluss.metadata.TableBucket;
+import org.apache.fluss.metadata.TablePath;
 import org.apache.fluss.server.zk.NOPErrorHandler;
 import org.apache.fluss.server.zk.ZooKeeperClient;
 import org.apache.fluss.server.zk.ZooKeeperTestUtils;
+import org.apache.fluss.server.zk.data.LeaderAndIsr;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -294,6 +297,42 @@ public final class FlussProcessCluster implements AutoCloseable {
                 }
                 Thread.sleep(200);
             }
+        }
+    }
+
+    /**
+     * The leader and in-sync replicas (tablet server ids, leader first) of bucket {@code bucket} of
+     * the unpartitioned Fluss table {@code database.table}, as the coordinator recorded them in
+     * ZooKeeper.
+     */
+    public List<Integer> leaderAndIsr(String database, String table, int bucket) throws Exception {
+        try (ZooKeeperClient zooKeeperClient =
+                ZooKeeperTestUtils.createZooKeeperClient(
+                        HOST + ":" + zooKeeperPort, NOPErrorHandler.INSTANCE)) {
+            TablePath path = TablePath.of(database, table);
+            long tableId =
+                    zooKeeperClient
+                            .getTable(path)
+                            .orElseThrow(() -> new IllegalStateException("No Fluss table " + path))
+                            .tableId;
+            LeaderAndIsr leaderAndIsr =
+                    zooKeeperClient
+                            .getLeaderAndIsr(new TableBucket(tableId, bucket))
+                            .orElseThrow(
+                                    () ->
+                                            new IllegalStateException(
+                                                    "No leader of bucket "
+                                                            + bucket
+                                                            + " of "
+                                                            + path));
+            List<Integer> replicas = new ArrayList<>();
+            replicas.add(leaderAndIsr.leader());
+            for (int replica : leaderAndIsr.isr()) {
+                if (replica != leaderAndIsr.leader()) {
+                    replicas.add(replica);
+                }
+            }
+            return replicas;
         }
     }
 
