@@ -20,13 +20,17 @@ package io.lakestream.e2e;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -68,13 +72,38 @@ public final class ChildJvm implements AutoCloseable {
     public static ChildJvm start(
             String name, Path logDir, List<String> jvmOptions, String mainClass, List<String> args)
             throws IOException {
+        return start(
+                name,
+                logDir,
+                jvmOptions,
+                System.getProperty("java.class.path"),
+                Collections.emptyMap(),
+                mainClass,
+                args);
+    }
+
+    /**
+     * Starts {@code mainClass} with {@code args} in a new JVM on {@code classPath}, such as a Flink
+     * process on the jars of Flink's {@code lib/}, with {@code environment} on top of this JVM's.
+     * Its log4j configuration is the children's one of the test resources unless {@code jvmOptions}
+     * set another.
+     */
+    public static ChildJvm start(
+            String name,
+            Path logDir,
+            List<String> jvmOptions,
+            String classPath,
+            Map<String, String> environment,
+            String mainClass,
+            List<String> args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(inheritedJvmOptions());
-        command.add("-Dlog4j2.configurationFile=" + LOG_CONFIG);
+        command.add("-Dlog4j2.configurationFile=" + logConfig());
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(mainClass);
         command.addAll(args);
 
@@ -92,12 +121,28 @@ public final class ChildJvm implements AutoCloseable {
                         + String.join(" ", args)
                         + System.lineSeparator(),
                 StandardCharsets.UTF_8);
-        Process process =
+        ProcessBuilder builder =
                 new ProcessBuilder(command)
                         .redirectOutput(out.toFile())
-                        .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                        .start();
-        return new ChildJvm(name, process, out, log);
+                        .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(environment);
+        return new ChildJvm(name, builder.start(), out, log);
+    }
+
+    /**
+     * The children's log4j configuration as a file, so that children whose class path lacks the
+     * test resources (Flink's processes) find it too.
+     */
+    private static String logConfig() {
+        URL resource = ChildJvm.class.getClassLoader().getResource(LOG_CONFIG);
+        if (resource == null || !"file".equals(resource.getProtocol())) {
+            return LOG_CONFIG;
+        }
+        try {
+            return Paths.get(resource.toURI()).toString();
+        } catch (URISyntaxException e) {
+            return LOG_CONFIG;
+        }
     }
 
     /**

@@ -112,7 +112,7 @@ public final class FlussStreamStore implements StreamStore {
             String databasePrefix) {
         // checked before connecting: a wrong option fails at once, with no cluster to wait for
         this.databasePrefix = checkedDatabasePrefix(databasePrefix);
-        this.clientConf = Configuration.fromMap(clientOptions);
+        this.clientConf = Configuration.fromMap(FlussClassNames.atRuntime(clientOptions));
         this.writeTimeout = writeTimeout;
         // Fluss's writer otherwise waits for buffer space without end while the cluster is down
         if (!clientOptions.containsKey(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT.key())) {
