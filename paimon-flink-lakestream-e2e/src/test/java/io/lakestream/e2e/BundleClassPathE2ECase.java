@@ -78,27 +78,10 @@ class BundleClassPathE2ECase {
         classPath.add(BundleJar.path().toString());
         classPath.addAll(flinkLib());
 
-        ChildJvm program =
-                ChildJvm.start(
-                        "bundle-sql",
-                        runDir.resolve("logs"),
-                        List.of("-Xmx1g", "-XX:+UseSerialGC"),
-                        String.join(File.pathSeparator, classPath),
-                        Collections.emptyMap(),
-                        BundleSqlMain.class.getName(),
-                        List.of(
-                                runDir.resolve("warehouse").toUri().toString(),
-                                cluster.bootstrapServers(),
-                                runDir.resolve("savepoints").toUri().toString()));
-        Integer exit;
-        try {
-            exit = program.waitFor(TIMEOUT);
-        } finally {
-            program.stop(Duration.ofSeconds(5));
-        }
-        assertThat(exit).as("exit code of %s:%n%s", program, program.logTail(60)).isEqualTo(0);
+        List<String> output =
+                runProgram("bundle-sql", classPath, runDir.resolve("warehouse"), "only_");
 
-        Map<String, List<Long>> results = results(program.output());
+        Map<String, List<Long>> results = results(output);
         List<Long> committed = List.of(1L, 2L, 3L);
         // a committed table: the union read is Paimon's read
         assertThat(results.get("committed.union")).isEqualTo(committed);
@@ -115,6 +98,72 @@ class BundleClassPathE2ECase {
         assertThat(finalLake).containsAll(uncommitted).startsWith(1L, 2L, 3L);
         assertThat(finalLake.subList(3, finalLake.size()))
                 .isEqualTo(sequence(101, finalLake.size() - 3));
+    }
+
+    /**
+     * Fluss's own Flink connector jar, with its unrelocated Fluss client, ahead of the bundle on
+     * the class path (as {@code fluss-flink-1.20-*.jar} sorts ahead of it in {@code lib/}): neither
+     * sees the other's Fluss classes, so both catalogs work in one JVM.
+     */
+    @Test
+    void sharesLibWithFlussOwnFlinkConnector() throws Exception {
+        String flussConnector = System.getProperty("lakestream.fluss-flink.jar");
+        assertThat(flussConnector).as("system property lakestream.fluss-flink.jar").isNotNull();
+        List<String> classPath = new ArrayList<>();
+        classPath.add(programDir().toString());
+        classPath.add(flussConnector);
+        classPath.add(BundleJar.path().toString());
+        classPath.addAll(flinkLib());
+
+        List<String> output =
+                runProgram(
+                        "bundle-sql-beside-fluss-connector",
+                        classPath,
+                        runDir.resolve("warehouse-beside-fluss-connector"),
+                        "beside_",
+                        "with-fluss-connector");
+
+        Map<String, List<Long>> results = results(output);
+        assertThat(results.get("committed.union")).isEqualTo(List.of(1L, 2L, 3L));
+        assertThat(results.get("committed.lake")).isEqualTo(List.of(1L, 2L, 3L));
+        // the stream table's Fluss database (the prefix and the Paimon database's name), seen by
+        // Fluss's own catalog
+        assertThat(output)
+                .anyMatch(line -> line.matches("FLUSS_DATABASES \\[.*\\bbeside_db\\b.*]"));
+    }
+
+    /** Runs {@link BundleSqlMain} on {@code classPath} and returns what it printed. */
+    private static List<String> runProgram(
+            String name,
+            List<String> classPath,
+            Path warehouse,
+            String databasePrefix,
+            String... extraArgs)
+            throws Exception {
+        List<String> args = new ArrayList<>();
+        args.add(warehouse.toUri().toString());
+        args.add(cluster.bootstrapServers());
+        args.add(runDir.resolve("savepoints").toUri().toString());
+        // its own stream tables: the test's programs share the Fluss cluster
+        args.add(databasePrefix);
+        args.addAll(Arrays.asList(extraArgs));
+        ChildJvm program =
+                ChildJvm.start(
+                        name,
+                        runDir.resolve("logs"),
+                        List.of("-Xmx1g", "-XX:+UseSerialGC"),
+                        String.join(File.pathSeparator, classPath),
+                        Collections.emptyMap(),
+                        BundleSqlMain.class.getName(),
+                        args);
+        Integer exit;
+        try {
+            exit = program.waitFor(TIMEOUT);
+        } finally {
+            program.stop(Duration.ofSeconds(5));
+        }
+        assertThat(exit).as("exit code of %s:%n%s", program, program.logTail(60)).isEqualTo(0);
+        return program.output();
     }
 
     /**

@@ -40,7 +40,11 @@ import java.util.concurrent.TimeUnit;
  * <p>It prints {@code RESULT <name>=<sorted ids>} lines to standard output for the test to check,
  * and exits with 0 once everything ran, with 1 and the error otherwise.
  *
- * <p>Arguments: the warehouse URI, the Fluss bootstrap servers, a savepoint directory URI.
+ * <p>Arguments: the warehouse URI, the Fluss bootstrap servers, a savepoint directory URI, the
+ * catalog's {@code lake-stream.store.database-prefix}, and optionally {@code with-fluss-connector}:
+ * Fluss's own Flink connector is on the class path too, and the program then checks that Fluss's
+ * {@code fluss} catalog works beside lake-stream mode (it prints {@code FLUSS_DATABASES <names>})
+ * instead of running the streaming part.
  */
 public final class BundleSqlMain {
 
@@ -56,7 +60,12 @@ public final class BundleSqlMain {
 
     public static void main(String[] args) {
         try {
-            run(args[0], args[1], args[2]);
+            run(
+                    args[0],
+                    args[1],
+                    args[2],
+                    args[3],
+                    args.length > 4 && "with-fluss-connector".equals(args[4]));
             System.out.flush();
             // Flink's and Fluss's pooled threads are not the program's concern: a CLI exits here
             System.exit(0);
@@ -66,13 +75,19 @@ public final class BundleSqlMain {
         }
     }
 
-    private static void run(String warehouse, String bootstrapServers, String savepoints)
+    private static void run(
+            String warehouse,
+            String bootstrapServers,
+            String savepoints,
+            String databasePrefix,
+            boolean withFlussConnector)
             throws Exception {
         String createCatalog =
                 String.format(
                         "CREATE CATALOG lake WITH ('type' = 'paimon-lakestream', 'warehouse' = "
-                                + "'%s', 'lake-stream.fluss.bootstrap.servers' = '%s')",
-                        warehouse, bootstrapServers);
+                                + "'%s', 'lake-stream.fluss.bootstrap.servers' = '%s', "
+                                + "'lake-stream.store.database-prefix' = '%s')",
+                        warehouse, bootstrapServers, databasePrefix);
 
         TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         batch.getConfig().set("parallelism.default", "1");
@@ -85,6 +100,22 @@ public final class BundleSqlMain {
         batch.executeSql("INSERT INTO db.orders VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
         result("committed.union", ids(batch, "SELECT id FROM db.orders"));
         result("committed.lake", ids(batch, lakeOnly()));
+        if (withFlussConnector) {
+            // Fluss's connector with its own, unrelocated Fluss client, in the same class loader
+            batch.executeSql(
+                    String.format(
+                            "CREATE CATALOG fluss WITH ('type' = 'fluss', 'bootstrap.servers' = "
+                                    + "'%s')",
+                            bootstrapServers));
+            List<String> databases = new ArrayList<>();
+            try (CloseableIterator<Row> rows =
+                    batch.executeSql("SHOW DATABASES IN fluss").collect()) {
+                rows.forEachRemaining(row -> databases.add(String.valueOf(row.getField(0))));
+            }
+            databases.sort(String::compareTo);
+            System.out.println("FLUSS_DATABASES " + databases);
+            return;
+        }
 
         // a streaming INSERT whose first checkpoint, and so its Paimon commit, is far away
         TableEnvironment streaming = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
