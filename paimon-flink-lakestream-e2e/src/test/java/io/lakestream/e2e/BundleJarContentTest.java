@@ -23,10 +23,13 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.jar.JarEntry;
@@ -35,6 +38,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What the bundle jar for Flink's {@code lib/} holds: the project's classes where they are, the
@@ -169,6 +173,31 @@ class BundleJarContentTest {
                         .as("%s lists %s", service, implementation)
                         .contains(implementation.replace('.', '/') + ".class");
             }
+        }
+    }
+
+    /**
+     * Fluss's netty finds its epoll library under the relocated name, so the client keeps the
+     * transport it has with the thin jars (without the renaming it falls back to NIO).
+     */
+    @Test
+    void relocatedNettyLoadsItsEpollLibrary() throws Exception {
+        assumeTrue(
+                System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux")
+                        && System.getProperty("os.arch").matches("amd64|x86_64"),
+                "the bundle's epoll libraries are tested on Linux x86_64");
+        try (URLClassLoader bundleOnly =
+                new URLClassLoader(
+                        new URL[] {BundleJar.path().toUri().toURL()},
+                        ClassLoader.getPlatformClassLoader())) {
+            Class<?> epoll =
+                    Class.forName(
+                            SHADED.replace('/', '.')
+                                    + "org.apache.fluss.shaded.netty4.io.netty.channel.epoll.Epoll",
+                            true,
+                            bundleOnly);
+            assertThat(epoll.getMethod("unavailabilityCause").invoke(null)).isNull();
+            assertThat(epoll.getMethod("isAvailable").invoke(null)).isEqualTo(true);
         }
     }
 
