@@ -19,6 +19,7 @@
 package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamTableOwner;
@@ -174,7 +175,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
         try {
             opened = enablement.openStore(table.options());
         } catch (RuntimeException e) {
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     String.format(
                             "Table %s is in lake-stream mode, and its schema changes only together "
                                     + "with its stream table, whose store cannot be opened, so "
@@ -188,7 +190,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                         StreamTableSpec.of(identifier, table),
                         StreamTableSpec.of(identifier, table.copy(next)));
             } catch (RuntimeException e) {
-                throw new ValidationException(
+                throw StatementErrors.rootOf(
+                        ValidationException::new,
                         String.format(
                                 "Table %s is in lake-stream mode and its stream table cannot "
                                         + "follow this change, so nothing was changed. %s To make "
@@ -203,7 +206,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             try {
                 store.provision(StreamTableSpec.of(identifier, changed));
             } catch (RuntimeException e) {
-                throw new TableException(
+                throw StatementErrors.rootOf(
+                        TableException::new,
                         String.format(
                                 "The schema of table %s changed, but its stream table could not "
                                         + "follow: %s Writers of the table fail until it does; "
@@ -252,7 +256,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             } catch (TableNotExistException | RuntimeException dropFailure) {
                 e.addSuppressed(dropFailure);
             }
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     String.format(
                             "Cannot create table %s in lake-stream mode, so it was not created: "
                                     + "%s",
