@@ -221,6 +221,64 @@ class StatementErrorsITCase {
                 .contains(rootCause(unknownStore).getMessage());
     }
 
+    /**
+     * Table options the catalog cannot use are a {@link ValidationException} at the root that names
+     * the table, the option and the value; a refused option changes nothing.
+     */
+    @Test
+    void badTableOptionsAreNamedInWhatTheSqlClientShows() throws Exception {
+        TableEnvironment tEnv = environments.batch();
+        tEnv.executeSql(
+                "CREATE TABLE lake.db.options_on (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH"
+                        + " ('bucket' = '1', 'lake-stream.enabled' = 'true')");
+        Throwable notABoolean =
+                catchThrowable(
+                        () ->
+                                tEnv.executeSql(
+                                        "ALTER TABLE lake.db.options_on SET"
+                                                + " ('lake-stream.enabled' = 'yes')"));
+        assertThat(rootCause(notABoolean))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("db.options_on")
+                .hasMessageContaining("'lake-stream.enabled' = 'yes'");
+        assertThat(shownBySqlClient(notABoolean)).isSameAs(rootCause(notABoolean));
+        assertThat(LakeSqlEnvironments.paimonTable(tEnv, "db.options_on").options())
+                .as("a typo does not disable lake-stream mode")
+                .containsEntry("lake-stream.enabled", "true");
+
+        tEnv.executeSql(
+                "CREATE TABLE lake.db.options_off (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH"
+                        + " ('bucket' = '1')");
+        Throwable malformed =
+                catchThrowable(
+                        () ->
+                                tEnv.executeSql(
+                                        "ALTER TABLE lake.db.options_off SET"
+                                                + " ('lake-stream.enabled' = 'true',"
+                                                + " 'lake-stream.store.request-timeout' = 'soon')"));
+        assertThat(rootCause(malformed))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("db.options_off")
+                .hasMessageContaining("'lake-stream.store.request-timeout'")
+                .hasMessageContaining("soon");
+        assertThat(shownBySqlClient(malformed)).isSameAs(rootCause(malformed));
+
+        tEnv.executeSql(
+                "CREATE TABLE lake.db.options_nested (id INT, tags ARRAY<STRING>) WITH"
+                        + " ('bucket' = '1', 'bucket-key' = 'id')");
+        Throwable unsupported =
+                catchThrowable(
+                        () ->
+                                tEnv.executeSql(
+                                        "ALTER TABLE lake.db.options_nested SET"
+                                                + " ('lake-stream.enabled' = 'true')"));
+        assertThat(rootCause(unsupported))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("db.options_nested")
+                .hasMessageContaining("tags");
+        assertThat(shownBySqlClient(unsupported)).isSameAs(rootCause(unsupported));
+    }
+
     private static void assertShown(Throwable error, String table, String address) {
         assertThat(error).as("the statement fails").isNotNull();
         Throwable shown = shownBySqlClient(error);

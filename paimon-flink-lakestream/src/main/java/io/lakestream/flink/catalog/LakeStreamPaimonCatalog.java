@@ -120,6 +120,7 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             }
         }
         String enabledValue = newOptions.get(LakeStreamOptions.ENABLED.key());
+        checkEnabledValue(identifier, enabledValue);
         boolean turnsOn = enabledValue != null && Boolean.parseBoolean(enabledValue);
         turnsOff |= enabledValue != null && !Boolean.parseBoolean(enabledValue);
         boolean enabledAfter = turnsOn || (enabledBefore && !turnsOff);
@@ -230,6 +231,7 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     @Override
     public void createTable(Identifier identifier, Schema schema, boolean ignoreIfExists)
             throws TableAlreadyExistException, DatabaseNotExistException {
+        checkEnabledValue(identifier, schema.options().get(LakeStreamOptions.ENABLED.key()));
         if (!LakeStreamEnablement.isEnabled(schema.options())) {
             super.createTable(identifier, schema, ignoreIfExists);
             return;
@@ -263,6 +265,19 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                                     + "%s",
                             identifier.getFullName(), e.getMessage()),
                     e);
+        }
+    }
+
+    /**
+     * Refuses a value of {@code 'lake-stream.enabled'} other than {@code true} or {@code false}:
+     * read as a boolean it would be {@code false}, and a typo would disable lake-stream mode.
+     */
+    private static void checkEnabledValue(Identifier identifier, String value) {
+        if (value != null && !"true".equalsIgnoreCase(value) && !"false".equalsIgnoreCase(value)) {
+            throw new ValidationException(
+                    String.format(
+                            "Table %s: '%s' = '%s' is not a boolean; use 'true' or 'false'.",
+                            identifier.getFullName(), LakeStreamOptions.ENABLED.key(), value));
         }
     }
 
