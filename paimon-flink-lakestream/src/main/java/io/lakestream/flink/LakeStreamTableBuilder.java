@@ -19,6 +19,7 @@
 package io.lakestream.flink;
 
 import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
@@ -117,13 +118,26 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
         return lookUpStreamTable(spec, storeOptions);
     }
 
-    /** The existing stream table of {@code spec}, in the store that {@code storeOptions} name. */
+    /**
+     * The existing stream table of {@code spec}, in the store that {@code storeOptions} name.
+     *
+     * @throws StreamStoreException naming the table, as the root of its chain (see {@link
+     *     StatementErrors}), when the store cannot be opened or reached or has no such stream table
+     */
     public static StreamTable lookUpStreamTable(
             StreamTableSpec spec, Map<String, String> storeOptions) {
         try (StreamStore store =
                 StreamStoreLoader.create(
                         storeOptions, LakeStreamTableBuilder.class.getClassLoader())) {
             return store.get(spec);
+        } catch (RuntimeException e) {
+            throw StatementErrors.rootOf(
+                    StreamStoreException::new,
+                    String.format(
+                            "Table %s is in lake-stream mode, but its stream table cannot be "
+                                    + "looked up: %s",
+                            spec.identifier().getFullName(), e.getMessage()),
+                    e);
         }
     }
 }

@@ -59,9 +59,11 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -138,7 +140,7 @@ public final class FlussStreamStore implements StreamStore {
      */
     static Configuration clientConfiguration(
             Map<String, String> clientOptions, Duration writeTimeout) {
-        Configuration conf = Configuration.fromMap(clientOptions);
+        Configuration conf = Configuration.fromMap(FlussClassNames.atRuntime(clientOptions));
         // Fluss's writer otherwise waits for buffer space without end while the cluster is down
         if (!clientOptions.containsKey(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT.key())) {
             conf.set(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT, writeTimeout);
@@ -493,6 +495,8 @@ public final class FlussStreamStore implements StreamStore {
         }
         Map<PartitionBucket, Long> offsets = new HashMap<>();
         long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
+        // the partitions the cluster has, asked only when a request says one does not exist
+        Set<String> knownPartitions = null;
         while (!pending.isEmpty()) {
             // partitions whose request failed are asked again together, after one pause for all
             // of them, not one pause each: many partitions a writer has just created would
@@ -509,7 +513,23 @@ public final class FlussStreamStore implements StreamStore {
                                     entry.getValue(),
                                     "list offsets of table " + layout.tablePath());
                 } catch (StreamStoreException e) {
-                    if (FlussAdminCalls.causedBy(e, PartitionNotExistException.class)) {
+                    boolean notExisting =
+                            FlussAdminCalls.causedBy(e, PartitionNotExistException.class);
+                    if (notExisting && names != null && System.currentTimeMillis() < deadline) {
+                        knownPartitions = existing(layout, knownPartitions);
+                    }
+                    if (notExisting
+                            && knownPartitions != null
+                            && knownPartitions.contains(names.nameOf(partition))) {
+                        // the partition exists (the cluster's metadata says so): the server that
+                        // answered did not know it yet, e.g. a tablet server just restarted; a
+                        // 0 here would hide its records from a read and a seal
+                        if (System.currentTimeMillis() >= deadline) {
+                            throw e;
+                        }
+                        retry.put(partition, null);
+                        continue;
+                    } else if (FlussAdminCalls.causedBy(e, PartitionNotExistException.class)) {
                         perBucket = new HashMap<>();
                         for (int bucket : buckets) {
                             perBucket.put(bucket, 0L);
@@ -543,6 +563,24 @@ public final class FlussStreamStore implements StreamStore {
             pending = retry;
         }
         return offsets;
+    }
+
+    /**
+     * {@code known}, or the names of the partitions of the table as the cluster's metadata (not a
+     * tablet server's cache) has them.
+     */
+    private Set<String> existing(FlussStreamTableLayout layout, Set<String> known) {
+        if (known != null) {
+            return known;
+        }
+        Set<String> partitions = new HashSet<>();
+        for (PartitionInfo info :
+                calls.awaitRetrying(
+                        () -> admin().listPartitionInfos(layout.tablePath()),
+                        "list partitions of table " + layout.tablePath())) {
+            partitions.add(info.getPartitionName());
+        }
+        return partitions;
     }
 
     private CompletableFuture<Map<Integer, Long>> requestOffsets(

@@ -19,6 +19,7 @@
 package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
@@ -40,6 +41,7 @@ import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.schema.SchemaChange;
+import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.TableCommitImpl;
@@ -59,6 +61,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
  * Turns lake-stream mode on and off for a Paimon table, in place, in steps that are each safe to
@@ -141,7 +144,8 @@ public final class LakeStreamEnablement {
             try (StreamStore store = openStore(table.options())) {
                 store.drop(identifier, StreamTableOwner.of(table));
             } catch (StreamStoreException e) {
-                throw new ValidationException(
+                throw StatementErrors.rootOf(
+                        ValidationException::new,
                         String.format(
                                 "Lake-stream mode is disabled on table %s, but its stream table "
                                         + "was not dropped: %s",
@@ -156,33 +160,71 @@ public final class LakeStreamEnablement {
     void provisionAndRecordStart(Identifier identifier, FileStoreTable table) {
         streamTables.forget(identifier);
         StreamTableSpec spec = validatedSpec(identifier, table);
-        try (StreamStore store = openStore(table.options())) {
-            recordStartOffsets(identifier, table, provision(identifier, spec, store), store);
-        }
+        enabling(
+                identifier,
+                () -> {
+                    try (StreamStore store = openStore(table.options())) {
+                        recordStartOffsets(
+                                identifier, table, provision(identifier, spec, store), store);
+                    }
+                    return null;
+                });
     }
 
     /** Step 1 alone. */
     StreamTable provision(Identifier identifier, FileStoreTable table) {
         streamTables.forget(identifier);
         StreamTableSpec spec = validatedSpec(identifier, table);
-        try (StreamStore store = openStore(table.options())) {
-            return provision(identifier, spec, store);
-        }
+        return enabling(
+                identifier,
+                () -> {
+                    try (StreamStore store = openStore(table.options())) {
+                        return provision(identifier, spec, store);
+                    }
+                });
     }
 
     /** Step 2 alone. */
     void recordStartOffsets(Identifier identifier, FileStoreTable table, StreamTable streamTable) {
-        try (StreamStore store = openStore(table.options())) {
-            recordStartOffsets(identifier, table, streamTable, store);
+        enabling(
+                identifier,
+                () -> {
+                    try (StreamStore store = openStore(table.options())) {
+                        recordStartOffsets(identifier, table, streamTable, store);
+                    }
+                    return null;
+                });
+    }
+
+    /**
+     * Runs a step of enabling {@code identifier}: a failure that is not already one of ours (the
+     * store cannot be opened or reached, a store option is malformed) becomes a {@link
+     * ValidationException} that names the table, as the root of its chain (see {@link
+     * StatementErrors}); the store's own message names its address.
+     */
+    private static <T> T enabling(Identifier identifier, Supplier<T> step) {
+        try {
+            return step.get();
+        } catch (ValidationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
+                    String.format(
+                            "Cannot enable lake-stream mode on table %s: %s",
+                            identifier.getFullName(), e.getMessage()),
+                    e);
         }
     }
 
     private StreamTableSpec validatedSpec(Identifier identifier, FileStoreTable table) {
+        checkFixedBucket(identifier, table);
         StreamTableSpec spec;
         try {
             spec = StreamTableSpec.of(identifier, table);
         } catch (RuntimeException e) {
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     String.format(
                             "Cannot enable lake-stream mode on table %s: %s",
                             identifier.getFullName(), e.getMessage()),
@@ -206,7 +248,8 @@ public final class LakeStreamEnablement {
         try {
             return store.provision(spec);
         } catch (RuntimeException e) {
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     String.format(
                             "Cannot enable lake-stream mode on table %s: %s",
                             identifier.getFullName(), e.getMessage()),
@@ -260,23 +303,25 @@ public final class LakeStreamEnablement {
                     });
         } catch (WriterLeases.LeaseHeldException e) {
             WriterLeaseEntry holder = e.holder();
-            throw new ValidationException(
-                    String.format(
-                            "Cannot enable lake-stream mode on table %s: a sink job still holds "
-                                    + "the table's writer lease: %s (commit user %s), which last "
-                                    + "claimed or renewed it at %s. Enabling now would record its "
-                                    + "records not yet committed to Paimon as the start of the "
-                                    + "stream. Stop that job (a job keeps dual-writing after a "
-                                    + "disable until it is stopped), or, if it has stopped, enable "
-                                    + "again after its lease expires, %d ms after that time ('%s' "
-                                    + "= '%s').",
-                            identifier.getFullName(),
-                            holder.description(),
-                            holder.owner(),
-                            Instant.ofEpochMilli(holder.timestamp()),
-                            e.timeout().toMillis(),
-                            LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
-                            TimeUtils.formatWithHighestUnit(e.timeout())),
+            // the message tells all the lease's refusal does: it is kept, not repeated
+            throw StatementErrors.withSuppressed(
+                    new ValidationException(
+                            String.format(
+                                    "Cannot enable lake-stream mode on table %s: a sink job still holds "
+                                            + "the table's writer lease: %s (commit user %s), which last "
+                                            + "claimed or renewed it at %s. Enabling now would record its "
+                                            + "records not yet committed to Paimon as the start of the "
+                                            + "stream. Stop that job (a job keeps dual-writing after a "
+                                            + "disable until it is stopped), or, if it has stopped, enable "
+                                            + "again after its lease expires, %d ms after that time ('%s' "
+                                            + "= '%s').",
+                                    identifier.getFullName(),
+                                    holder.description(),
+                                    holder.owner(),
+                                    Instant.ofEpochMilli(holder.timestamp()),
+                                    e.timeout().toMillis(),
+                                    LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
+                                    TimeUtils.formatWithHighestUnit(e.timeout()))),
                     e);
         }
     }
@@ -340,7 +385,8 @@ public final class LakeStreamEnablement {
             // the anchor keeps the map findable after Paimon expires the snapshot
             SnapshotOffsets.anchorSnapshotsAfter(table, latestBefore == null ? 0L : latestBefore);
         } catch (Exception e) {
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     "Cannot record the start offsets of lake-stream table "
                             + identifier.getFullName(),
                     e);
@@ -364,8 +410,10 @@ public final class LakeStreamEnablement {
         try {
             table = catalog.getTable(identifier);
         } catch (Catalog.TableNotExistException e) {
-            throw new ValidationException(
-                    String.format("Table %s does not exist.", identifier.getFullName()), e);
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
+                    String.format("Table %s does not exist.", identifier.getFullName()),
+                    e);
         }
         if (!(table instanceof FileStoreTable)) {
             throw new ValidationException(
@@ -382,9 +430,51 @@ public final class LakeStreamEnablement {
         } catch (Catalog.TableNotExistException
                 | Catalog.ColumnAlreadyExistException
                 | Catalog.ColumnNotExistException e) {
-            throw new ValidationException(
-                    "Cannot change the options of table " + identifier.getFullName(), e);
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
+                    "Cannot change the options of table " + identifier.getFullName(),
+                    e);
         }
+    }
+
+    /**
+     * Refuses a table without a fixed number of buckets, naming the mode it has and the way out:
+     * Paimon changes the bucket number of neither a dynamic nor a postpone bucket table in place.
+     */
+    private static void checkFixedBucket(Identifier identifier, FileStoreTable table) {
+        int buckets = table.schema().numBuckets();
+        if (buckets >= 1) {
+            return;
+        }
+        boolean primaryKey = !table.schema().primaryKeys().isEmpty();
+        String mode;
+        if (buckets == BucketMode.POSTPONE_BUCKET) {
+            mode = "postpone bucket mode";
+        } else if (primaryKey) {
+            mode = "dynamic bucket mode, which a primary-key table has without a 'bucket' option";
+        } else {
+            mode =
+                    "bucket-unaware mode, which a table without a primary key has without a "
+                            + "'bucket' option";
+        }
+        throw new ValidationException(
+                String.format(
+                        "Cannot enable lake-stream mode on table %s: it has '%s' = '%d' (%s), but "
+                                + "lake-stream mode needs a fixed bucket count ('%s' >= 1) "
+                                + "to align the stream table's buckets with Paimon's. Paimon "
+                                + "cannot change the bucket number of this table in place: "
+                                + "create a table with a fixed number of buckets, for example "
+                                + "WITH ('%s' = '4'%s), copy the data into it with INSERT INTO "
+                                + "... SELECT, and enable lake-stream mode on that table.",
+                        identifier.getFullName(),
+                        CoreOptions.BUCKET.key(),
+                        buckets,
+                        mode,
+                        CoreOptions.BUCKET.key(),
+                        CoreOptions.BUCKET.key(),
+                        primaryKey
+                                ? ""
+                                : ", '" + CoreOptions.BUCKET_KEY.key() + "' = '<columns>'"));
     }
 
     private static CoreOptions.BucketFunctionType bucketFunction(FileStoreTable table) {

@@ -19,6 +19,7 @@
 package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamTableOwner;
@@ -119,6 +120,7 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             }
         }
         String enabledValue = newOptions.get(LakeStreamOptions.ENABLED.key());
+        checkEnabledValue(identifier, enabledValue);
         boolean turnsOn = enabledValue != null && Boolean.parseBoolean(enabledValue);
         turnsOff |= enabledValue != null && !Boolean.parseBoolean(enabledValue);
         boolean enabledAfter = turnsOn || (enabledBefore && !turnsOff);
@@ -174,7 +176,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
         try {
             opened = enablement.openStore(table.options());
         } catch (RuntimeException e) {
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     String.format(
                             "Table %s is in lake-stream mode, and its schema changes only together "
                                     + "with its stream table, whose store cannot be opened, so "
@@ -188,7 +191,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                         StreamTableSpec.of(identifier, table),
                         StreamTableSpec.of(identifier, table.copy(next)));
             } catch (RuntimeException e) {
-                throw new ValidationException(
+                throw StatementErrors.rootOf(
+                        ValidationException::new,
                         String.format(
                                 "Table %s is in lake-stream mode and its stream table cannot "
                                         + "follow this change, so nothing was changed. %s To make "
@@ -203,7 +207,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             try {
                 store.provision(StreamTableSpec.of(identifier, changed));
             } catch (RuntimeException e) {
-                throw new TableException(
+                throw StatementErrors.rootOf(
+                        TableException::new,
                         String.format(
                                 "The schema of table %s changed, but its stream table could not "
                                         + "follow: %s Writers of the table fail until it does; "
@@ -226,6 +231,7 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     @Override
     public void createTable(Identifier identifier, Schema schema, boolean ignoreIfExists)
             throws TableAlreadyExistException, DatabaseNotExistException {
+        checkEnabledValue(identifier, schema.options().get(LakeStreamOptions.ENABLED.key()));
         if (!LakeStreamEnablement.isEnabled(schema.options())) {
             super.createTable(identifier, schema, ignoreIfExists);
             return;
@@ -252,12 +258,26 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             } catch (TableNotExistException | RuntimeException dropFailure) {
                 e.addSuppressed(dropFailure);
             }
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     String.format(
                             "Cannot create table %s in lake-stream mode, so it was not created: "
                                     + "%s",
                             identifier.getFullName(), e.getMessage()),
                     e);
+        }
+    }
+
+    /**
+     * Refuses a value of {@code 'lake-stream.enabled'} other than {@code true} or {@code false}:
+     * read as a boolean it would be {@code false}, and a typo would disable lake-stream mode.
+     */
+    private static void checkEnabledValue(Identifier identifier, String value) {
+        if (value != null && !"true".equalsIgnoreCase(value) && !"false".equalsIgnoreCase(value)) {
+            throw new ValidationException(
+                    String.format(
+                            "Table %s: '%s' = '%s' is not a boolean; use 'true' or 'false'.",
+                            identifier.getFullName(), LakeStreamOptions.ENABLED.key(), value));
         }
     }
 

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.procedure;
 
+import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.catalog.LakeStreamPaimonCatalog;
 
@@ -45,7 +46,8 @@ final class LakeStreamProcedures {
         try {
             return Identifier.fromString(table.trim());
         } catch (IllegalArgumentException e) {
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     String.format(
                             "Argument 'table' = '%s' is not a table name of the form "
                                     + "'database.table'.",
@@ -62,7 +64,8 @@ final class LakeStreamProcedures {
         try {
             return ParameterUtils.parseCommaSeparatedKeyValues(options);
         } catch (IllegalArgumentException e) {
-            throw new ValidationException(
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
                     String.format(
                             "Argument 'options' = '%s' is malformed: use 'key=value,key2=value2'. "
                                     + "%s",

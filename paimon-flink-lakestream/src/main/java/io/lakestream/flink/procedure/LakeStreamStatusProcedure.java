@@ -19,6 +19,7 @@
 package io.lakestream.flink.procedure;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.offsets.AbortedRanges;
 import io.lakestream.flink.offsets.PartitionBucket;
@@ -28,6 +29,7 @@ import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.WriterLeaseEntry;
@@ -146,6 +148,13 @@ public class LakeStreamStatusProcedure extends ProcedureBase {
                                 writer,
                                 leaseExpired));
             }
+        } catch (StreamStoreException e) {
+            throw StatementErrors.rootOf(
+                    ValidationException::new,
+                    String.format(
+                            "Cannot report the lake-stream status of table %s: %s",
+                            identifier.getFullName(), e.getMessage()),
+                    e);
         }
         return rows.toArray(new Row[0]);
     }

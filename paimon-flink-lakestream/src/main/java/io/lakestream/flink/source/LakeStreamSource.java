@@ -20,6 +20,7 @@ package io.lakestream.flink.source;
 
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.LakeStreamTableBuilder;
+import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorState;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorStateSerializer;
 import io.lakestream.flink.source.enumerator.LakeStreamSplitEnumerator;
@@ -28,6 +29,7 @@ import io.lakestream.flink.source.enumerator.ReadStart;
 import io.lakestream.flink.source.reader.LakeStreamSourceReader;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
+import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
@@ -183,16 +185,26 @@ public final class LakeStreamSource
         }
         Configuration conf = Configuration.fromMap(options);
         Map<String, String> storeOptions = options;
-        return PlannedRowCount.count(
-                table,
-                streamTable,
-                filter,
-                conf.get(LakeStreamOptions.READ_LAKE_ONLY),
-                conf.get(LakeStreamOptions.READ_ISOLATION)
-                        == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
-                () ->
-                        StreamStoreLoader.create(
-                                storeOptions, LakeStreamSource.class.getClassLoader()));
+        try {
+            return PlannedRowCount.count(
+                    table,
+                    streamTable,
+                    filter,
+                    conf.get(LakeStreamOptions.READ_LAKE_ONLY),
+                    conf.get(LakeStreamOptions.READ_ISOLATION)
+                            == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
+                    () ->
+                            StreamStoreLoader.create(
+                                    storeOptions, LakeStreamSource.class.getClassLoader()));
+        } catch (StreamStoreException e) {
+            // planning asked (a COUNT(*) pushed down): the statement fails naming the table
+            throw StatementErrors.rootOf(
+                    StreamStoreException::new,
+                    String.format(
+                            "Cannot count the rows of lake-stream table %s: %s",
+                            table.fullName(), e.getMessage()),
+                    e);
+        }
     }
 
     @Override
