@@ -33,8 +33,9 @@ import java.nio.file.Paths;
  * <ul>
  *   <li>{@code flink-dist.classpath}: what flink-dist puts into Flink's {@code lib/};
  *   <li>{@code user-lib.classpath}: the jars {@code docs/deploy.md} tells users to add to {@code
- *       lib/} for lake-stream mode. The pom's {@code flink-user-lib-classpath} execution is the one
- *       place that lists them (to be switched to the bundle jar there);
+ *       lib/} for lake-stream mode: the bundle jar, Paimon's {@code paimon-flink-1.20} and Hadoop's
+ *       client. The pom's {@code flink-user-lib-classpath} execution is the one place that lists
+ *       them;
  *   <li>{@code sql-client.classpath}: Flink's SQL client with its gateway and {@code flink-python}
  *       (flink-dist's {@code opt/}).
  * </ul>
