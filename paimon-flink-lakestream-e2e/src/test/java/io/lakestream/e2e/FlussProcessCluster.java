@@ -188,6 +188,27 @@ public final class FlussProcessCluster implements AutoCloseable {
         startTabletServer(TABLET_SERVER_ID);
     }
 
+    /**
+     * The sum of the high watermarks that tablet server {@code id} last checkpointed for the
+     * buckets of partitioned tables (Fluss writes them to its data directory every {@code
+     * log.replica.high-watermark.checkpoint-interval}, 5 s by default).
+     */
+    public long checkpointedHighWatermarksOfPartitionedTables(int id) throws IOException {
+        Path file = dir.resolve("tablet-server-" + id).resolve("data/high-watermark-checkpoint");
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        long sum = 0;
+        // lines: a version, a count, then "tableId [partitionId] bucket highWatermark"
+        for (String line : Files.readAllLines(file)) {
+            String[] fields = line.trim().split("\\s+");
+            if (fields.length == 4) {
+                sum += Long.parseLong(fields[3]);
+            }
+        }
+        return sum;
+    }
+
     /** Starts tablet server {@code id}, on the data directory and port of any previous one. */
     public void startTabletServer(int id) throws Exception {
         String name = "tablet-server-" + id;

@@ -133,7 +133,19 @@ class FlussProcessesE2ECase {
             assertThat(output)
                     .contains("SUMMARY records=" + visible.size() + " skipped=" + skipped);
 
-            // a crash of the tablet server loses neither records nor fences
+            // a crash of the tablet server loses neither records nor fences. Fluss 0.9.1 restores
+            // a bucket's high watermark from the server's last checkpoint of it and, with one
+            // replica, does not raise it to the recovered log end before the next append: records
+            // acknowledged within the checkpoint interval before a crash stay unreadable until
+            // their bucket is written again (docs/deploy.md). The crash comes after the checkpoint.
+            long hwDeadline = System.nanoTime() + TIMEOUT.toNanos();
+            long acknowledged = ends.values().stream().mapToLong(Long::longValue).sum();
+            while (cluster.checkpointedHighWatermarksOfPartitionedTables(0) < acknowledged) {
+                assertThat(System.nanoTime())
+                        .as("high watermarks checkpointed")
+                        .isLessThan(hwDeadline);
+                Thread.sleep(200);
+            }
             long crash = System.nanoTime();
             long pid = cluster.tabletServer().pid();
             cluster.killTabletServer();
