@@ -294,6 +294,48 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /**
+     * Cancels the job, as {@code flink cancel <job id>} does ({@code PATCH /jobs/<id>}), and waits
+     * until it is CANCELED.
+     */
+    void cancel(String jobId, Duration timeout) throws Exception {
+        HttpRequest request =
+                HttpRequest.newBuilder(
+                                URI.create(
+                                        "http://"
+                                                + HOST
+                                                + ":"
+                                                + restPort
+                                                + "/jobs/"
+                                                + jobId
+                                                + "?mode=cancel"))
+                        .timeout(Duration.ofSeconds(10))
+                        .method("PATCH", HttpRequest.BodyPublishers.noBody())
+                        .build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 202) {
+            throw new IOException(
+                    "Cancelling job "
+                            + jobId
+                            + " answered "
+                            + response.statusCode()
+                            + ": "
+                            + response.body());
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String state = jobState(jobId);
+        while (!"CANCELED".equals(state)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        String.format(
+                                "Job %s is %s, not CANCELED, %s after it was cancelled",
+                                jobId, state, timeout));
+            }
+            Thread.sleep(200);
+            state = jobState(jobId);
+        }
+    }
+
+    /**
      * Triggers a checkpoint of the job, as {@code flink checkpoint <job id>} does, and waits until
      * it completed; returns its id. The tests run jobs with a long checkpoint interval so that
      * their union reads see uncommitted rows, and commit with this.

@@ -92,7 +92,9 @@ class FlinkProcessesE2ECase {
 
         try (JobWatch watch = new JobWatch(flink, jobId)) {
             scenario.awaitFullyRunning(jobId);
-            Thread.sleep(3000);
+            // readers that run through the kill, each in a job of its own
+            String eventsReader = scenario.startCopyJob(events, false);
+            String ordersReader = scenario.startCopyJob(orders, true);
             // the checkpoint interval is long: nothing the job wrote is in a snapshot yet
             long checkpointsBefore = flink.completedCheckpoints(jobId);
             List<String> midStream =
@@ -119,6 +121,16 @@ class FlinkProcessesE2ECase {
             String victim = flink.taskManagerOf(jobId);
             long kill = System.nanoTime();
             flink.killTaskManager(victim);
+            // a reader started while the writing job is down
+            List<String> duringFault =
+                    sqlClient.run("tm-kill-during-fault", scenario.counts(events, orders));
+            for (String table : List.of(events, orders)) {
+                long[] union = FlinkSqlClient.row(duringFault, "union_" + table);
+                scenario.log("During the fault %s: %d rows in the union read", table, union[0]);
+                assertThat(union[1])
+                        .as("distinct ids of %s in the union read during the fault", table)
+                        .isEqualTo(union[0]);
+            }
             String replacement = flink.startTaskManager();
             flink.awaitTaskManagers(Set.of(replacement));
             Duration recovery = watch.awaitRecovered(kill, RECOVERY_TIMEOUT);
@@ -145,6 +157,8 @@ class FlinkProcessesE2ECase {
 
             flink.awaitFinished(jobId, JOB_TIMEOUT);
             scenario.log("Job %s finished after %d restarts", jobId, flink.jobRestarts(jobId));
+            scenario.awaitCopy(eventsReader, events, LakeStreamScenario.expectedIds(rows));
+            scenario.awaitCopy(ordersReader, orders, LakeStreamScenario.expectedIds(rows));
         }
         scenario.assertEveryRowOnce(rows, events, orders);
     }

@@ -265,11 +265,7 @@ final class LakeStreamScenario implements AutoCloseable {
      * exactly once: in Paimon's own read, and in the union and lake reads through the SQL client.
      */
     void assertEveryRowOnce(int rows, String... tables) throws Exception {
-        List<Long> expected =
-                LongStream.rangeClosed(-HISTORY, rows)
-                        .filter(id -> id != 0)
-                        .boxed()
-                        .collect(Collectors.toList());
+        List<Long> expected = expectedIds(rows);
         List<String> output = sqlClient.run("final-" + tables[0], counts(tables));
         long[] expectedCounts = {expected.size(), expected.size(), -HISTORY, rows};
         for (String table : tables) {
@@ -301,6 +297,63 @@ final class LakeStreamScenario implements AutoCloseable {
             }
         }
         return ids;
+    }
+
+    /**
+     * Starts a reader that stays running across what the test does next: a streaming {@code INSERT
+     * INTO <table>_copy SELECT * FROM <table>}, an unbounded union read of the enabled table into a
+     * plain Paimon table of the same columns (append if the source is, keyed by {@code id} if it
+     * is), committed every few seconds. {@link #awaitCopy} then checks that the reader delivered
+     * every row exactly once, also after a fault it ran through. Returns the reader job's id.
+     */
+    String startCopyJob(String table, boolean primaryKey) throws Exception {
+        String copy = table + "_copy";
+        String ddl = primaryKey ? primaryKeyTable(copy, 1) : appendTable(copy, 1);
+        StringBuilder script = new StringBuilder(catalog());
+        script.append(ddl).append(";\n");
+        script.append("SET 'execution.runtime-mode' = 'streaming';\n");
+        script.append("SET 'table.dml-sync' = 'false';\n");
+        // the copy is plain Paimon, visible at its commits: commit often
+        script.append("SET 'execution.checkpointing.interval' = '3 s';\n");
+        script.append(
+                String.format(
+                        "INSERT INTO %s.%s SELECT id, payload FROM %s.%s;%n",
+                        DATABASE, copy, DATABASE, table));
+        String jobId = lastJobId(sqlClient.run("copy-" + table, script.toString()));
+        log("Started reader job %s copying %s into %s", jobId, table, copy);
+        return jobId;
+    }
+
+    /**
+     * Waits until the copy that {@link #startCopyJob} started holds as many rows as {@code
+     * expectedIds}, cancels the reader job, and checks that the copy holds exactly those ids, each
+     * once, in Paimon's own read.
+     */
+    void awaitCopy(String readerJobId, String table, List<Long> expectedIds) throws Exception {
+        String copy = table + "_copy";
+        long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
+        List<Long> ids = paimonIds(copy);
+        while (ids.size() < expectedIds.size() && System.nanoTime() < deadline) {
+            Thread.sleep(1000);
+            ids = paimonIds(copy);
+        }
+        long restarts = flink.jobRestarts(readerJobId);
+        flink.cancel(readerJobId, RECOVERY_TIMEOUT);
+        log(
+                "Reader job %s copied %d rows of %s (%d expected) after %d restarts",
+                readerJobId, ids.size(), table, expectedIds.size(), restarts);
+        Collections.sort(ids);
+        assertThat(ids)
+                .as("ids that the reader job %s copied from %s", readerJobId, table)
+                .isEqualTo(expectedIds);
+    }
+
+    /** The ids a job of {@link #startJob} leaves in each table: the history's and 1 to rows. */
+    static List<Long> expectedIds(int rows) {
+        return LongStream.rangeClosed(-HISTORY, rows)
+                .filter(id -> id != 0)
+                .boxed()
+                .collect(Collectors.toList());
     }
 
     /**
