@@ -26,7 +26,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
 import static io.lakestream.e2e.LakeStreamScenario.DATABASE;
 import static io.lakestream.e2e.LakeStreamScenario.HISTORY;
@@ -83,18 +87,20 @@ class FlinkProcessesE2ECase {
     void taskManagerKilledMidStream() throws Exception {
         String events = "events_tm";
         String orders = "orders_tm";
-        int rows = 3000;
-        String jobId =
-                scenario.startJob(
+        // the job must outlive the steps before the kill: each run of the SQL client takes
+        // 10 to 25 s on two busy cores
+        int rows = 4000;
+        Map<String, String> jobs =
+                scenario.startJobs(
                         "tm-kill",
                         List.of(appendTable(events, 2), primaryKeyTable(orders, 2)),
-                        rows);
+                        rows,
+                        // readers that run through the kill, each in a job of its own
+                        List.of(events, orders));
+        String jobId = jobs.get("tm-kill");
 
         try (JobWatch watch = new JobWatch(flink, jobId)) {
             scenario.awaitFullyRunning(jobId);
-            // readers that run through the kill, each in a job of its own
-            String eventsReader = scenario.startCopyJob(events, false);
-            String ordersReader = scenario.startCopyJob(orders, true);
             // the checkpoint interval is long: nothing the job wrote is in a snapshot yet
             long checkpointsBefore = flink.completedCheckpoints(jobId);
             List<String> midStream =
@@ -117,20 +123,27 @@ class FlinkProcessesE2ECase {
 
             // commit a part, write on past it, then crash the TaskManager that runs the job
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));
+            // time passes, not a state: about 100 rows are written past the checkpoint
             Thread.sleep(2000);
+            assertThat(flink.jobState(jobId))
+                    .as("state of job %s before the kill: it must still be writing", jobId)
+                    .isEqualTo("RUNNING");
             String victim = flink.taskManagerOf(jobId);
             long kill = System.nanoTime();
             flink.killTaskManager(victim);
-            // a reader started while the writing job is down
-            List<String> duringFault =
-                    sqlClient.run("tm-kill-during-fault", scenario.counts(events, orders));
-            for (String table : List.of(events, orders)) {
-                long[] union = FlinkSqlClient.row(duringFault, "union_" + table);
-                scenario.log("During the fault %s: %d rows in the union read", table, union[0]);
-                assertThat(union[1])
-                        .as("distinct ids of %s in the union read during the fault", table)
-                        .isEqualTo(union[0]);
-            }
+            // a reader submitted while the writing job is down: it waits for the slots that the
+            // replacement brings, as a user's would, so it runs beside the recovery
+            CompletableFuture<List<String>> duringFault =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return sqlClient.run(
+                                            "tm-kill-during-fault",
+                                            scenario.counts(events, orders));
+                                } catch (Exception e) {
+                                    throw new CompletionException(e);
+                                }
+                            });
             String replacement = flink.startTaskManager();
             flink.awaitTaskManagers(Set.of(replacement));
             Duration recovery = watch.awaitRecovered(kill, RECOVERY_TIMEOUT);
@@ -143,6 +156,15 @@ class FlinkProcessesE2ECase {
                     "RECOVERY TaskManager %s killed after checkpoint %d: job %s ran again with "
                             + "all tasks after %d ms (replacement %s registered after %d ms)",
                     victim, checkpoint, jobId, recovery.toMillis(), replacement, millisSince(kill));
+
+            List<String> duringFaultOutput = duringFault.get(5, TimeUnit.MINUTES);
+            for (String table : List.of(events, orders)) {
+                long[] union = FlinkSqlClient.row(duringFaultOutput, "union_" + table);
+                scenario.log("During the fault %s: %d rows in the union read", table, union[0]);
+                assertThat(union[1])
+                        .as("distinct ids of %s in the union read during the fault", table)
+                        .isEqualTo(union[0]);
+            }
 
             // the restored writer fenced what the failed attempt wrote past the checkpoint
             List<String> afterRecovery =
@@ -157,8 +179,8 @@ class FlinkProcessesE2ECase {
 
             flink.awaitFinished(jobId, JOB_TIMEOUT);
             scenario.log("Job %s finished after %d restarts", jobId, flink.jobRestarts(jobId));
-            scenario.awaitCopy(eventsReader, events, LakeStreamScenario.expectedIds(rows));
-            scenario.awaitCopy(ordersReader, orders, LakeStreamScenario.expectedIds(rows));
+            scenario.awaitCopy(jobs.get(events), events, LakeStreamScenario.expectedIds(rows));
+            scenario.awaitCopy(jobs.get(orders), orders, LakeStreamScenario.expectedIds(rows));
         }
         scenario.assertEveryRowOnce(rows, events, orders);
     }
@@ -176,6 +198,7 @@ class FlinkProcessesE2ECase {
 
         try (JobWatch watch = new JobWatch(flink, jobId)) {
             scenario.awaitFullyRunning(jobId);
+            // time passes, not a state: rows are written before and past the checkpoint
             Thread.sleep(2000);
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));
             Thread.sleep(2000);

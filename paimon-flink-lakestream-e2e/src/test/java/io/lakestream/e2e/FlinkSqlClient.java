@@ -80,8 +80,7 @@ final class FlinkSqlClient {
      * @param name names the script and the client's log files
      */
     List<String> run(String name, String script) throws Exception {
-        runs++;
-        String runName = String.format("sql-client-%02d-%s", runs, name);
+        String runName = String.format("sql-client-%02d-%s", nextRun(), name);
         Path file = dir.resolve(runName + ".sql");
         Files.writeString(file, script, StandardCharsets.UTF_8);
         ChildJvm client =
@@ -120,6 +119,11 @@ final class FlinkSqlClient {
                             client.logTail(40)));
         }
         return output;
+    }
+
+    /** Numbers the runs, which a test may start from several threads. */
+    private synchronized int nextRun() {
+        return ++runs;
     }
 
     /** The ids of the jobs that the statements of a run submitted, in their order. */

@@ -36,6 +36,7 @@ public final class FlussStreamStoreFactory implements StreamStoreFactory {
 
     @Override
     public StreamStore create(Context context) {
+        FlussClientClasses.initialize();
         return new FlussStreamStore(
                 context.storeOptions(),
                 context.requestTimeout(),

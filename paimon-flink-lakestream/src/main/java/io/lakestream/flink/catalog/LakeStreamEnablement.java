@@ -155,7 +155,6 @@ public final class LakeStreamEnablement {
         }
     }
 
-    /** Step 1: the stream table of {@code table}, created if missing. */
     /** Steps 1 and 2 with one store client (closing one takes a while). */
     void provisionAndRecordStart(Identifier identifier, FileStoreTable table) {
         streamTables.forget(identifier);
@@ -219,17 +218,7 @@ public final class LakeStreamEnablement {
 
     private StreamTableSpec validatedSpec(Identifier identifier, FileStoreTable table) {
         checkFixedBucket(identifier, table);
-        StreamTableSpec spec;
-        try {
-            spec = StreamTableSpec.of(identifier, table);
-        } catch (RuntimeException e) {
-            throw StatementErrors.rootOf(
-                    ValidationException::new,
-                    String.format(
-                            "Cannot enable lake-stream mode on table %s: %s",
-                            identifier.getFullName(), e.getMessage()),
-                    e);
-        }
+        StreamTableSpec spec = enabling(identifier, () -> StreamTableSpec.of(identifier, table));
         if (bucketFunction(table) != CoreOptions.BucketFunctionType.DEFAULT) {
             throw new ValidationException(
                     String.format(
