@@ -203,15 +203,13 @@ class DeployGuideE2ECase {
                         .replace(FLUSS, scenario.fluss().bootstrapServers());
         assertThat(catalog).doesNotContain(WAREHOUSE).doesNotContain(FLUSS);
 
-        // 1 and 2: the catalog, a table with history, enabled in place
-        client.run("deploy-table", catalog + sql.get(1));
-
-        // 3: the streaming INSERT returns with the job's id; the job runs on the cluster
+        // 1 to 3 in one session, as a user types them: the catalog, a table with history enabled
+        // in place, and the streaming INSERT, which returns with the job's id
         String jobId =
-                LakeStreamScenario.lastJobId(client.run("deploy-insert", catalog + sql.get(2)));
+                LakeStreamScenario.lastJobId(
+                        client.run("deploy-insert", catalog + sql.get(1) + sql.get(2)));
         scenario.awaitFullyRunning(jobId);
-        // the job writes 20 rows a second: give it a few
-        Thread.sleep(3000);
+        // no pause: the next client needs seconds to start, while the job writes 20 rows a second
 
         // 4 and 5: the union read counts rows no snapshot holds; the status shows them per bucket
         long checkpointsBefore = flink.completedCheckpoints(jobId);
@@ -271,7 +269,6 @@ class DeployGuideE2ECase {
         scenario.log(
                 "Job %s restored from the savepoint ran with all tasks %d ms after its statement",
                 restored, LakeStreamScenario.millisSince(restore));
-        Thread.sleep(3000);
 
         // turning off: stop with a savepoint; nothing uncommitted; Paimon alone has every row
         stopWithSavepoint(client, catalog, sql.get(7), restored, "deploy-off-stop");
