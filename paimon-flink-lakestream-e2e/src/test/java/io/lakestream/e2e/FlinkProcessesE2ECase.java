@@ -24,13 +24,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 
 import static io.lakestream.e2e.LakeStreamScenario.DATABASE;
 import static io.lakestream.e2e.LakeStreamScenario.HISTORY;
@@ -233,5 +237,256 @@ class FlinkProcessesE2ECase {
                     restarts);
         }
         scenario.assertEveryRowOnce(rows, events);
+    }
+
+    /**
+     * A second streaming INSERT into a table that a running job writes. The SQL client submits it
+     * as any other statement (its output has the job id and no error: the table is free to plan),
+     * and the refusal comes from the job: its writer finds the first job's writer lease, waits for
+     * it to expire, sees it renewed, and fails for good, without restarts, with an error that names
+     * the table and the job that holds the lease. The first job goes on and ends with every row
+     * once; {@code lake_stream_status} shows it as the table's writer with a live lease.
+     */
+    @Test
+    void secondWritingJobIsRefused() throws Exception {
+        String events = "events_two_writers";
+        int rows = 3000;
+        // a lease of 15 s instead of the default minute: the second job waits up to a lease
+        // timeout for the first one's lease before it is refused, and the first one must still
+        // be running then
+        String ddl =
+                appendTable(events, 2)
+                        .replace(
+                                "WITH (",
+                                "WITH ('lake-stream.sink.writer-lease-timeout' = '15 s', ");
+        String firstJob = scenario.startJob("first-writer", List.of(ddl), rows);
+        scenario.awaitFullyRunning(firstJob);
+        // a commit, so that the status has tiered offsets below the store's end
+        long checkpoint = flink.checkpoint(firstJob, Duration.ofMinutes(1));
+
+        long submit = System.nanoTime();
+        List<String> output =
+                scenario.sql(
+                        "second-writer",
+                        "SET 'execution.runtime-mode' = 'batch';\n"
+                                + String.format(
+                                        "CALL lake.sys.lake_stream_status(`table` => '%s.%s');%n",
+                                        DATABASE, events)
+                                // the same ids: rows of this job, had it written, were duplicates
+                                + LakeStreamScenario.insertJob(
+                                        "second-writer", List.of(events), 1, rows));
+        String secondJob = LakeStreamScenario.lastJobId(output);
+        scenario.log("The SQL client submitted the second writing job %s", secondJob);
+
+        List<Map<String, String>> status = statusRows(output);
+        scenario.log("lake_stream_status after checkpoint %d: %s", checkpoint, status);
+        assertThat(status).as("status rows, one per bucket").hasSize(2);
+        long tiered = 0;
+        for (Map<String, String> row : status) {
+            String bucket = row.get("bucket");
+            assertThat(row.get("partition")).as("partition of bucket %s", bucket).isEmpty();
+            long tier = Long.parseLong(row.get("tiered_offset"));
+            long committed = Long.parseLong(row.get("committed_offset"));
+            long readable = Long.parseLong(row.get("readable_offset"));
+            long lag = Long.parseLong(row.get("lag_records"));
+            tiered += tier;
+            assertThat(committed).as("committed_offset of bucket %s", bucket).isEqualTo(tier);
+            assertThat(readable).as("readable_offset of bucket %s", bucket).isGreaterThan(tier);
+            assertThat(lag).as("lag_records of bucket %s", bucket).isEqualTo(readable - tier);
+            assertThat(Long.parseLong(row.get("lag_millis")))
+                    .as("lag_millis of bucket %s", bucket)
+                    .isPositive();
+            assertThat(row.get("fenced_records"))
+                    .as("fenced_records of bucket %s", bucket)
+                    .isEqualTo("0");
+            assertThat(Long.parseLong(row.get("uncommitted_records")))
+                    .as("uncommitted_records of bucket %s", bucket)
+                    .isEqualTo(readable - committed);
+            assertThat(row.get("writer"))
+                    .as("writer of bucket %s", bucket)
+                    .startsWith("Flink job " + firstJob + " '");
+            assertThat(row.get("writer_lease_expired"))
+                    .as("writer_lease_expired of bucket %s", bucket)
+                    .isEqualToIgnoringCase("false");
+        }
+        assertThat(tiered).as("tiered offsets after checkpoint %d", checkpoint).isPositive();
+
+        String state = awaitEnded(secondJob, RECOVERY_TIMEOUT);
+        String exceptions = flink.jobExceptions(secondJob);
+        scenario.log(
+                "The second writing job %s was %s %d ms after its submission; the first job %s is %s",
+                secondJob, state, millisSince(submit), firstJob, flink.jobState(firstJob));
+        assertThat(state)
+                .as("state of the second job; its exceptions: %s", exceptions)
+                .isEqualTo("FAILED");
+        assertThat(exceptions)
+                .as("exceptions of the second job")
+                .contains("WriterConflictException")
+                .contains("Paimon table " + DATABASE + "." + events + " is written by another")
+                .contains("Flink job " + firstJob);
+        assertThat(flink.jobRestarts(secondJob)).as("restarts of the second job").isZero();
+        assertThat(flink.jobState(firstJob)).as("state of the first job").isEqualTo("RUNNING");
+
+        flink.awaitFinished(firstJob, JOB_TIMEOUT);
+        assertThat(flink.jobRestarts(firstJob)).as("restarts of the first job").isZero();
+        scenario.assertEveryRowOnce(rows, events);
+    }
+
+    /**
+     * A streaming reader runs while its table is written by a job that ends, disabled, written by
+     * Paimon alone (a batch INSERT), enabled again by the procedure and written by a new streaming
+     * job. The reader keeps running through all of it without a restart and delivers, each once,
+     * every row that went through the store: the history and both jobs' rows. The rows that Paimon
+     * alone committed while the mode was off are not in the store, and a reader that follows the
+     * store does not see them (docs/sql.md); a read that starts afterwards, and Paimon's own read,
+     * return every row once.
+     */
+    @Test
+    void disabledAndEnabledWhileAReaderRuns() throws Exception {
+        String events = "events_mode";
+        String table = DATABASE + "." + events;
+        int streamed = 1000; // ids 1 to 1000, dual-written before the disable
+        long batchFirst = 1001; // ids 1001 to 1200, written by Paimon alone while disabled
+        long batchLast = 1200;
+        int lastId = 1500; // ids 1201 to 1500, dual-written after enabling again
+        String firstJob =
+                scenario.startJob("before-disable", List.of(appendTable(events, 2)), streamed);
+        String reader = scenario.startCopyJob(events, false);
+        flink.awaitFinished(firstJob, JOB_TIMEOUT);
+        scenario.awaitFullyRunning(reader);
+
+        scenario.sql(
+                "disable",
+                String.format("ALTER TABLE %s SET ('lake-stream.enabled' = 'false');%n", table)
+                        + "SET 'execution.runtime-mode' = 'batch';\n"
+                        + "SET 'table.dml-sync' = 'true';\n"
+                        + String.format(
+                                "CREATE TEMPORARY TABLE default_catalog.default_database.ids_disabled "
+                                        + "(id BIGINT) WITH ('connector' = 'datagen', "
+                                        + "'fields.id.kind' = 'sequence', 'fields.id.start' = '%d', "
+                                        + "'fields.id.end' = '%d', 'number-of-rows' = '%d');%n",
+                                batchFirst, batchLast, batchLast - batchFirst + 1)
+                        + String.format(
+                                "INSERT INTO %s SELECT id, CONCAT('%s-', CAST(id AS STRING)) "
+                                        + "FROM default_catalog.default_database.ids_disabled;%n",
+                                table, events));
+        List<Long> paimon = scenario.paimonIds(events);
+        Collections.sort(paimon);
+        assertThat(paimon)
+                .as("ids in Paimon's read of %s after the batch INSERT while disabled", events)
+                .isEqualTo(ids(-HISTORY, batchLast));
+        assertThat(flink.jobState(reader))
+                .as("state of the reader after the disable")
+                .isEqualTo("RUNNING");
+
+        List<String> output =
+                scenario.sql(
+                        "enable-again",
+                        "SET 'execution.runtime-mode' = 'batch';\n"
+                                + String.format(
+                                        "CALL lake.sys.enable_lake_stream(`table` => '%s');%n",
+                                        table)
+                                + String.format(
+                                        "CALL lake.sys.lake_stream_status(`table` => '%s');%n",
+                                        table)
+                                + LakeStreamScenario.insertJob(
+                                        "after-enable", List.of(events), batchLast + 1, lastId));
+        String lastJob = LakeStreamScenario.lastJobId(output);
+        List<Map<String, String>> status = statusRows(output);
+        scenario.log("lake_stream_status after enabling again: %s", status);
+        long readable = 0;
+        for (Map<String, String> row : status) {
+            String bucket = row.get("bucket");
+            // enabling recorded the store's ends: nothing to catch up, nothing fenced
+            assertThat(row.get("tiered_offset"))
+                    .as("tiered_offset of bucket %s", bucket)
+                    .isEqualTo(row.get("readable_offset"));
+            assertThat(row.get("lag_records"))
+                    .as("lag_records of bucket %s", bucket)
+                    .isEqualTo("0");
+            assertThat(row.get("fenced_records"))
+                    .as("fenced_records of bucket %s", bucket)
+                    .isEqualTo("0");
+            // the first job released the lease after its final commit, and so did enabling: the
+            // client prints the null writer as an empty cell
+            assertThat(row.get("writer")).as("writer of bucket %s", bucket).isEmpty();
+            readable += Long.parseLong(row.get("readable_offset"));
+        }
+        assertThat(readable)
+                .as("records in the stream table: the first job's rows, none of the batch INSERT's")
+                .isEqualTo(streamed);
+
+        flink.awaitFinished(lastJob, JOB_TIMEOUT);
+        assertThat(flink.jobRestarts(reader)).as("restarts of the reader").isZero();
+        List<Long> throughTheStore = ids(-HISTORY, streamed);
+        throughTheStore.addAll(ids(batchLast + 1, lastId));
+        scenario.awaitCopy(reader, events, throughTheStore);
+        scenario.assertEveryRowOnce(lastId, events);
+    }
+
+    /** The ids {@code first} to {@code last} but 0, as the history and the jobs write them. */
+    private static List<Long> ids(long first, long last) {
+        return LongStream.rangeClosed(first, last)
+                .filter(id -> id != 0)
+                .boxed()
+                .collect(Collectors.toList());
+    }
+
+    /**
+     * The rows of the {@code lake_stream_status} result in the SQL client's output, as the client
+     * prints them in tableau mode: column name to cell, trimmed.
+     */
+    private static List<Map<String, String>> statusRows(List<String> output) {
+        List<String> columns = null;
+        List<Map<String, String>> rows = new ArrayList<>();
+        for (String line : output) {
+            String trimmed = line.trim();
+            if (columns == null) {
+                if (trimmed.startsWith("|") && trimmed.contains(" tiered_offset ")) {
+                    columns = cells(trimmed);
+                }
+                continue;
+            }
+            if (trimmed.startsWith("+") && !rows.isEmpty()) {
+                return rows;
+            }
+            if (trimmed.startsWith("|")) {
+                List<String> cells = cells(trimmed);
+                Map<String, String> row = new LinkedHashMap<>();
+                for (int i = 0; i < columns.size(); i++) {
+                    row.put(columns.get(i), i < cells.size() ? cells.get(i) : "");
+                }
+                rows.add(row);
+            }
+        }
+        throw new AssertionError(
+                "No lake_stream_status result in the SQL client's output:"
+                        + System.lineSeparator()
+                        + String.join(System.lineSeparator(), output));
+    }
+
+    private static List<String> cells(String tableauLine) {
+        List<String> cells = new ArrayList<>();
+        for (String cell : tableauLine.substring(1).split("\\|")) {
+            cells.add(cell.trim());
+        }
+        return cells;
+    }
+
+    /** Waits until the job is FAILED, CANCELED or FINISHED and returns that state. */
+    private static String awaitEnded(String jobId, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String state = flink.jobState(jobId);
+        while (!Set.of("FAILED", "CANCELED", "FINISHED").contains(state)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(
+                        String.format(
+                                "Job %s is %s after %s, not ended; its exceptions: %s",
+                                jobId, state, timeout, flink.jobExceptions(jobId)));
+            }
+            Thread.sleep(500);
+            state = flink.jobState(jobId);
+        }
+        return state;
     }
 }

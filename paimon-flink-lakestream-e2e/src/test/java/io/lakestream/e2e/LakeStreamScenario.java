@@ -214,6 +214,15 @@ final class LakeStreamScenario implements AutoCloseable {
      * the tests trigger the checkpoints they need.
      */
     static String insertJob(String jobName, List<String> tables, int rows) {
+        return insertJob(jobName, tables, 1, rows);
+    }
+
+    /**
+     * As {@link #insertJob(String, List, int)}, with the ids {@code firstId} to {@code lastId}: a
+     * job that writes a table after earlier ones writes ids of its own, so that every row of the
+     * table stays distinct.
+     */
+    static String insertJob(String jobName, List<String> tables, long firstId, long lastId) {
         StringBuilder script = new StringBuilder();
         String source = "default_catalog.default_database.ids_" + jobName.replace('-', '_');
         script.append("SET 'execution.runtime-mode' = 'streaming';\n");
@@ -228,8 +237,8 @@ final class LakeStreamScenario implements AutoCloseable {
                 String.format(
                         "CREATE TEMPORARY TABLE %s (id BIGINT) WITH ('connector' = 'datagen', "
                                 + "'rows-per-second' = '%d', 'fields.id.kind' = 'sequence', "
-                                + "'fields.id.start' = '1', 'fields.id.end' = '%d');%n",
-                        source, ROWS_PER_SECOND, rows));
+                                + "'fields.id.start' = '%d', 'fields.id.end' = '%d');%n",
+                        source, ROWS_PER_SECOND, firstId, lastId));
         script.append("EXECUTE STATEMENT SET BEGIN\n");
         for (String table : tables) {
             script.append(
