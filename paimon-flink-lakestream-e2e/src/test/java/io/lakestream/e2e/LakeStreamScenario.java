@@ -33,6 +33,7 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -69,6 +70,7 @@ final class LakeStreamScenario implements AutoCloseable {
     private final String name;
     private final Path runDir;
     private FlussProcessCluster fluss;
+    private ZooKeeperProcess flinkZooKeeper;
     private FlinkProcessCluster flink;
     private FlinkSqlClient sqlClient;
 
@@ -85,6 +87,23 @@ final class LakeStreamScenario implements AutoCloseable {
     static LakeStreamScenario start(
             String name, int tabletServers, int replicationFactor, Map<String, String> flinkConfig)
             throws Exception {
+        return start(name, tabletServers, replicationFactor, flinkConfig, false);
+    }
+
+    /**
+     * Starts the clusters as {@link #start(String, int, int, Map)} does; with {@code
+     * flinkHighAvailability}, the Flink cluster runs with ZooKeeper high availability on a
+     * ZooKeeper of its own (not the Fluss cluster's, so that a test may stop the whole Fluss
+     * cluster), and its JobManager can be killed and restarted with its jobs restored ({@link
+     * FlinkProcessCluster#restartJobManager}).
+     */
+    static LakeStreamScenario start(
+            String name,
+            int tabletServers,
+            int replicationFactor,
+            Map<String, String> flinkConfig,
+            boolean flinkHighAvailability)
+            throws Exception {
         Path e2eDir = Paths.get(System.getProperty("basedir", "."), "target", "e2e");
         Files.createDirectories(e2eDir);
         LakeStreamScenario scenario =
@@ -96,8 +115,17 @@ final class LakeStreamScenario implements AutoCloseable {
                             scenario.runDir.resolve("fluss"), tabletServers, replicationFactor);
             scenario.log("Started %s in %d ms", scenario.fluss, millisSince(start));
             start = System.nanoTime();
-            scenario.flink =
-                    FlinkProcessCluster.start(scenario.runDir.resolve("flink"), 2, flinkConfig);
+            Path flinkDir = scenario.runDir.resolve("flink");
+            Map<String, String> config = new LinkedHashMap<>(flinkConfig);
+            if (flinkHighAvailability) {
+                scenario.flinkZooKeeper =
+                        ZooKeeperProcess.start(
+                                flinkDir.resolve("zookeeper"),
+                                flinkDir.resolve("logs"),
+                                "zookeeper");
+                config.putAll(highAvailabilityConfig(scenario.flinkZooKeeper, name));
+            }
+            scenario.flink = FlinkProcessCluster.start(flinkDir, 2, config);
             scenario.log("Started %s in %d ms", scenario.flink, millisSince(start));
             scenario.sqlClient =
                     FlinkSqlClient.of(scenario.flink, scenario.runDir.resolve("sql-client"));
@@ -110,6 +138,26 @@ final class LakeStreamScenario implements AutoCloseable {
             }
             throw t;
         }
+    }
+
+    /**
+     * Flink's ZooKeeper high availability on {@code zooKeeper}; the HA storage directory is already
+     * in the cluster's own configuration. The ZooKeeper session timeout is the longest that
+     * ZooKeeper's tick allows (twenty ticks): a restarted JobManager becomes the leader only once
+     * the killed one's session expired, and a shorter one would make a busy JobManager or
+     * TaskManager lose its leader for a slow heartbeat.
+     */
+    private static Map<String, String> highAvailabilityConfig(
+            ZooKeeperProcess zooKeeper, String clusterId) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("high-availability.type", "zookeeper");
+        config.put("high-availability.zookeeper.quorum", zooKeeper.connectString());
+        config.put("high-availability.zookeeper.path.root", "/flink");
+        config.put("high-availability.cluster-id", "/" + clusterId);
+        config.put(
+                "high-availability.zookeeper.client.session-timeout",
+                20 * ZooKeeperProcess.TICK_MILLIS + " ms");
+        return config;
     }
 
     FlussProcessCluster fluss() {
@@ -307,6 +355,17 @@ final class LakeStreamScenario implements AutoCloseable {
      * every row exactly once, also after a fault it ran through. Returns the reader job's id.
      */
     String startCopyJob(String table, boolean primaryKey) throws Exception {
+        return startCopyJob(table, primaryKey, null);
+    }
+
+    /**
+     * Starts a reader as {@link #startCopyJob(String, boolean)} does, reading with {@code
+     * 'lake-stream.read.isolation'} set to {@code isolation} (the table's own, read-uncommitted by
+     * default, when null). A read-uncommitted reader that runs through a failover of the writing
+     * job may return the failed attempt's records and then their rewrite (docs/reading.md,
+     * Isolation): into an append copy, twice; a read-committed one never does.
+     */
+    String startCopyJob(String table, boolean primaryKey, String isolation) throws Exception {
         String copy = table + "_copy";
         String ddl = primaryKey ? primaryKeyTable(copy, 1) : appendTable(copy, 1);
         StringBuilder script = new StringBuilder(catalog());
@@ -317,10 +376,20 @@ final class LakeStreamScenario implements AutoCloseable {
         script.append("SET 'execution.checkpointing.interval' = '3 s';\n");
         script.append(
                 String.format(
-                        "INSERT INTO %s.%s SELECT id, payload FROM %s.%s;%n",
-                        DATABASE, copy, DATABASE, table));
+                        "INSERT INTO %s.%s SELECT id, payload FROM %s.%s%s;%n",
+                        DATABASE,
+                        copy,
+                        DATABASE,
+                        table,
+                        isolation == null
+                                ? ""
+                                : String.format(
+                                        " /*+ OPTIONS('lake-stream.read.isolation' = '%s') */",
+                                        isolation)));
         String jobId = lastJobId(sqlClient.run("copy-" + table, script.toString()));
-        log("Started reader job %s copying %s into %s", jobId, table, copy);
+        log(
+                "Started reader job %s copying %s into %s%s",
+                jobId, table, copy, isolation == null ? "" : ", " + isolation);
         return jobId;
     }
 
@@ -393,8 +462,15 @@ final class LakeStreamScenario implements AutoCloseable {
                 flink.close();
             }
         } finally {
-            if (fluss != null) {
-                fluss.close();
+            try {
+                // after Flink: its processes leave ZooKeeper as they stop
+                if (flinkZooKeeper != null) {
+                    flinkZooKeeper.close();
+                }
+            } finally {
+                if (fluss != null) {
+                    fluss.close();
+                }
             }
         }
         log("Stopped the Flink and Fluss processes in %d ms", millisSince(start));
