@@ -49,7 +49,9 @@ import java.util.Set;
  * taskmanager.sh} start them: memory flags from {@code BashJavaUtils}, configuration from a {@code
  * config.yaml} this class writes. Ports are picked free; checkpoints, savepoints, working and temp
  * directories are under the cluster's directory. A TaskManager can be killed with SIGKILL and a new
- * one started, as a crashed machine would be replaced.
+ * one started, as a crashed machine would be replaced. Started with ZooKeeper high availability in
+ * its configuration, the JobManager can be killed with SIGKILL and restarted on the same
+ * configuration, as a supervisor (Kubernetes, YARN, systemd) restarts a crashed one.
  */
 final class FlinkProcessCluster implements AutoCloseable {
 
@@ -74,6 +76,8 @@ final class FlinkProcessCluster implements AutoCloseable {
     private final List<ChildJvm> processes = new ArrayList<>();
     private final Map<String, ChildJvm> taskManagers = new LinkedHashMap<>();
     private ChildJvm jobManager;
+    private int jobManagerStarts;
+    private List<String> jobManagerResources;
     private List<String> taskManagerJvmOptions;
     private List<String> taskManagerDynamicConfig;
 
@@ -174,17 +178,74 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     private void startJobManager() throws Exception {
-        List<String> resources = bashJavaUtils("GET_JM_RESOURCE_PARAMS");
+        if (jobManagerResources == null) {
+            jobManagerResources = bashJavaUtils("GET_JM_RESOURCE_PARAMS");
+        }
         List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
         args.add("--executionMode");
         args.add("cluster");
-        args.addAll(dynamicConfig(resources));
+        args.addAll(dynamicConfig(jobManagerResources));
+        jobManagerStarts++;
         jobManager =
                 start(
-                        "jobmanager",
-                        jvmOptions(resources),
+                        jobManagerStarts == 1
+                                ? "jobmanager"
+                                : "jobmanager-start-" + jobManagerStarts,
+                        jvmOptions(jobManagerResources),
                         "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
                         args);
+    }
+
+    /** Kills the JobManager with SIGKILL, as a crash of its machine would. */
+    void killJobManager() throws InterruptedException {
+        jobManager.kill();
+    }
+
+    /**
+     * Starts a new JobManager on the configuration, ports and directories of the killed one. With
+     * ZooKeeper high availability it becomes the leader once the killed one's ZooKeeper session
+     * expired, recovers the jobs from the HA store and restores them from their latest completed
+     * checkpoints; the TaskManagers register with it again. {@link #awaitJob} waits for a job.
+     */
+    void restartJobManager() throws Exception {
+        if (jobManager.isAlive()) {
+            throw new IllegalStateException(jobManager + " still runs: kill it first");
+        }
+        startJobManager();
+    }
+
+    /**
+     * Waits until the REST API answers for the job {@code jobId}, as it does once a JobManager
+     * leads and has the job (a restarted one: recovered it from the HA store); fails with the last
+     * answer otherwise.
+     */
+    void awaitJob(String jobId, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Object last = null;
+        while (System.nanoTime() < deadline) {
+            checkAlive(jobManager);
+            try {
+                rest("/jobs/" + jobId);
+                return;
+            } catch (IOException e) {
+                last = e;
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException(
+                String.format(
+                        "The JobManager did not answer for job %s within %s (last answer: %s); "
+                                + "logs in %s",
+                        jobId, timeout, last, logDir));
+    }
+
+    /**
+     * The id of the checkpoint the job's current run was restored from, as its checkpoint
+     * statistics report it; -1 if it was not restored from one.
+     */
+    long restoredCheckpoint(String jobId) throws IOException, InterruptedException {
+        JsonNode restored = rest("/jobs/" + jobId + "/checkpoints").path("latest").path("restored");
+        return restored.path("id").isNumber() ? restored.path("id").asLong() : -1;
     }
 
     /**

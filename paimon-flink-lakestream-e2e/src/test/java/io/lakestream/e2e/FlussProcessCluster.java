@@ -69,12 +69,6 @@ public final class FlussProcessCluster implements AutoCloseable {
     private static final int TABLET_SERVER_ID = 0;
 
     /**
-     * ZooKeeper's tick (ms). Short, because a killed tablet server's registration lives until its
-     * session expires, and sessions cannot be shorter than two ticks.
-     */
-    private static final int ZOOKEEPER_TICK_MILLIS = 500;
-
-    /**
      * The tablet server's ZooKeeper session timeout: how long its registration outlives it after a
      * SIGKILL. A restarted server cannot register before that (Fluss retries every 3 s).
      */
@@ -151,23 +145,9 @@ public final class FlussProcessCluster implements AutoCloseable {
     }
 
     private void startZooKeeper() throws Exception {
-        Path zooCfg = dir.resolve("zookeeper").resolve("zoo.cfg");
-        write(
-                zooCfg,
-                "tickTime=" + ZOOKEEPER_TICK_MILLIS,
-                "dataDir=" + dir.resolve("zookeeper").resolve("data"),
-                "clientPort=" + zooKeeperPort,
-                "clientPortAddress=" + HOST,
-                // the admin server would take port 8080
-                "admin.enableServer=false");
         zooKeeper =
-                ChildJvm.start(
-                        "zookeeper",
-                        logDir,
-                        List.of("-Xmx128m", "-XX:+UseSerialGC"),
-                        "org.apache.zookeeper.server.ZooKeeperServerMain",
-                        List.of(zooCfg.toString()));
-        awaitPort(zooKeeper, zooKeeperPort);
+                ZooKeeperProcess.start(dir.resolve("zookeeper"), logDir, "zookeeper", zooKeeperPort)
+                        .process();
     }
 
     private void startCoordinator() throws Exception {

@@ -70,6 +70,7 @@ final class LakeStreamScenario implements AutoCloseable {
     private final String name;
     private final Path runDir;
     private FlussProcessCluster fluss;
+    private ZooKeeperProcess flinkZooKeeper;
     private FlinkProcessCluster flink;
     private FlinkSqlClient sqlClient;
 
@@ -86,6 +87,23 @@ final class LakeStreamScenario implements AutoCloseable {
     static LakeStreamScenario start(
             String name, int tabletServers, int replicationFactor, Map<String, String> flinkConfig)
             throws Exception {
+        return start(name, tabletServers, replicationFactor, flinkConfig, false);
+    }
+
+    /**
+     * Starts the clusters as {@link #start(String, int, int, Map)} does; with {@code
+     * flinkHighAvailability}, the Flink cluster runs with ZooKeeper high availability on a
+     * ZooKeeper of its own (not the Fluss cluster's, so that a test may stop the whole Fluss
+     * cluster), and its JobManager can be killed and restarted with its jobs restored ({@link
+     * FlinkProcessCluster#restartJobManager}).
+     */
+    static LakeStreamScenario start(
+            String name,
+            int tabletServers,
+            int replicationFactor,
+            Map<String, String> flinkConfig,
+            boolean flinkHighAvailability)
+            throws Exception {
         Path e2eDir = Paths.get(System.getProperty("basedir", "."), "target", "e2e");
         Files.createDirectories(e2eDir);
         LakeStreamScenario scenario =
@@ -97,8 +115,17 @@ final class LakeStreamScenario implements AutoCloseable {
                             scenario.runDir.resolve("fluss"), tabletServers, replicationFactor);
             scenario.log("Started %s in %d ms", scenario.fluss, millisSince(start));
             start = System.nanoTime();
-            scenario.flink =
-                    FlinkProcessCluster.start(scenario.runDir.resolve("flink"), 2, flinkConfig);
+            Path flinkDir = scenario.runDir.resolve("flink");
+            Map<String, String> config = new LinkedHashMap<>(flinkConfig);
+            if (flinkHighAvailability) {
+                scenario.flinkZooKeeper =
+                        ZooKeeperProcess.start(
+                                flinkDir.resolve("zookeeper"),
+                                flinkDir.resolve("logs"),
+                                "zookeeper");
+                config.putAll(highAvailabilityConfig(scenario.flinkZooKeeper, name));
+            }
+            scenario.flink = FlinkProcessCluster.start(flinkDir, 2, config);
             scenario.log("Started %s in %d ms", scenario.flink, millisSince(start));
             scenario.sqlClient =
                     FlinkSqlClient.of(scenario.flink, scenario.runDir.resolve("sql-client"));
@@ -111,6 +138,26 @@ final class LakeStreamScenario implements AutoCloseable {
             }
             throw t;
         }
+    }
+
+    /**
+     * Flink's ZooKeeper high availability on {@code zooKeeper}; the HA storage directory is already
+     * in the cluster's own configuration. The ZooKeeper session timeout is the longest that
+     * ZooKeeper's tick allows (twenty ticks): a restarted JobManager becomes the leader only once
+     * the killed one's session expired, and a shorter one would make a busy JobManager or
+     * TaskManager lose its leader for a slow heartbeat.
+     */
+    private static Map<String, String> highAvailabilityConfig(
+            ZooKeeperProcess zooKeeper, String clusterId) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("high-availability.type", "zookeeper");
+        config.put("high-availability.zookeeper.quorum", zooKeeper.connectString());
+        config.put("high-availability.zookeeper.path.root", "/flink");
+        config.put("high-availability.cluster-id", "/" + clusterId);
+        config.put(
+                "high-availability.zookeeper.client.session-timeout",
+                20 * ZooKeeperProcess.TICK_MILLIS + " ms");
+        return config;
     }
 
     FlussProcessCluster fluss() {
@@ -452,8 +499,15 @@ final class LakeStreamScenario implements AutoCloseable {
                 flink.close();
             }
         } finally {
-            if (fluss != null) {
-                fluss.close();
+            try {
+                // after Flink: its processes leave ZooKeeper as they stop
+                if (flinkZooKeeper != null) {
+                    flinkZooKeeper.close();
+                }
+            } finally {
+                if (fluss != null) {
+                    fluss.close();
+                }
             }
         }
         log("Stopped the Flink and Fluss processes in %d ms", millisSince(start));
