@@ -95,20 +95,22 @@ class FlinkHighAvailabilityE2ECase {
     void jobManagerKilledAndRestoredByHighAvailability() throws Exception {
         String events = "events_jm";
         String orders = "orders_jm";
-        int rows = 3000;
-        String jobId =
-                scenario.startJob(
+        int rows = 5000;
+        // readers that run through the fault, each in a job of its own; the append table's reads
+        // committed records only: a read-uncommitted reader may return the killed attempt's
+        // records and then their rewrite, twice in an append copy
+        Map<String, String> jobs =
+                scenario.startJobs(
                         "jm-kill",
                         List.of(appendTable(events, 2), primaryKeyTable(orders, 2)),
-                        rows);
+                        rows,
+                        List.of(events, orders));
+        String jobId = jobs.get("jm-kill");
+        String eventsReader = jobs.get(events);
+        String ordersReader = jobs.get(orders);
         ExecutorService background = Executors.newSingleThreadExecutor();
         try (JobWatch watch = new JobWatch(flink, jobId)) {
             scenario.awaitFullyRunning(jobId);
-            // readers that run through the fault, each in a job of its own; the append table's
-            // reads committed records only: a read-uncommitted reader may return the killed
-            // attempt's records and then their rewrite, twice in an append copy
-            String eventsReader = scenario.startCopyJob(events, false);
-            String ordersReader = scenario.startCopyJob(orders, true);
 
             // commit a part, write on past it, then crash the JobManager
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));

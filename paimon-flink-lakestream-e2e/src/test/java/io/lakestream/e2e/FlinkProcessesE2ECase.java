@@ -91,9 +91,8 @@ class FlinkProcessesE2ECase {
     void taskManagerKilledMidStream() throws Exception {
         String events = "events_tm";
         String orders = "orders_tm";
-        // the job must outlive the steps before the kill: each run of the SQL client takes
-        // 10 to 25 s on two busy cores
-        int rows = 4000;
+        // the job must outlive the steps before the kill (see ROWS_PER_SECOND)
+        int rows = 5000;
         Map<String, String> jobs =
                 scenario.startJobs(
                         "tm-kill",
@@ -250,7 +249,7 @@ class FlinkProcessesE2ECase {
     @Test
     void secondWritingJobIsRefused() throws Exception {
         String events = "events_two_writers";
-        int rows = 3000;
+        int rows = 5000;
         // a lease of 15 s instead of the default minute: the second job waits up to a lease
         // timeout for the first one's lease before it is refused, and the first one must still
         // be running then

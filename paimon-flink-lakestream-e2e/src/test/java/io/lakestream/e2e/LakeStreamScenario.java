@@ -60,8 +60,12 @@ final class LakeStreamScenario implements AutoCloseable {
     /** Rows of history each table holds before it is enabled: ids -1 to -HISTORY. */
     static final int HISTORY = 6;
 
-    /** The rate of the datagen sources: a job of 3,000 rows runs for about a minute. */
-    static final int ROWS_PER_SECOND = 50;
+    /**
+     * The rate of the datagen sources: a job of 5,000 rows runs for about 50 s, long enough for the
+     * steps a test takes before its fault (a run of the SQL client takes 10 to 25 s on two busy
+     * cores), short enough for the suite's time.
+     */
+    static final int ROWS_PER_SECOND = 100;
 
     static final Duration JOB_TIMEOUT = Duration.ofMinutes(5);
 
