@@ -146,7 +146,9 @@ public final class LakeStreamOptions {
                     .withDescription(
                             "How often an unbounded read looks for partitions that appeared in the "
                                     + "stream store after it started; their records are read from "
-                                    + "their first offset.");
+                                    + "their first offset. At each look it also checks the Paimon "
+                                    + "schemas committed since the last one, and fails for good "
+                                    + "once one turns lake-stream mode off.");
 
     public static final ConfigOption<Duration> READ_STORE_TIMEOUT =
             ConfigOptions.key("lake-stream.read.store-timeout")

@@ -23,6 +23,8 @@ import io.lakestream.flink.source.split.LakeStreamSplit;
 
 import org.apache.flink.annotation.Internal;
 
+import javax.annotation.Nullable;
+
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -33,18 +35,34 @@ import java.util.Set;
 /**
  * What the enumerator must remember across a restore: every partition-bucket it has made a split
  * for (so that discovery never makes a second one, and never starts a known partition-bucket's log
- * again from 0), and the splits not assigned to a reader yet.
+ * again from 0), the splits not assigned to a reader yet, and up to which Paimon schema the table
+ * is known to have stayed in lake-stream mode since the read started (a restored unbounded read
+ * checks the schemas after it, so that a disable it has not seen yet still fails it).
  */
 @Internal
 public final class LakeStreamEnumeratorState {
 
     private final Set<PartitionBucket> planned;
     private final List<LakeStreamSplit> unassigned;
+    @Nullable private final Long checkedSchemaId;
 
     public LakeStreamEnumeratorState(
             Collection<PartitionBucket> planned, List<LakeStreamSplit> unassigned) {
+        this(planned, unassigned, null);
+    }
+
+    /**
+     * @param checkedSchemaId the last Paimon schema id the read has checked: it and every earlier
+     *     schema since the read started keep lake-stream mode on; null when unknown (state written
+     *     before the enumerator kept it)
+     */
+    public LakeStreamEnumeratorState(
+            Collection<PartitionBucket> planned,
+            List<LakeStreamSplit> unassigned,
+            @Nullable Long checkedSchemaId) {
         this.planned = Collections.unmodifiableSet(new LinkedHashSet<>(planned));
         this.unassigned = Collections.unmodifiableList(unassigned);
+        this.checkedSchemaId = checkedSchemaId;
     }
 
     public Set<PartitionBucket> planned() {
@@ -55,22 +73,34 @@ public final class LakeStreamEnumeratorState {
         return unassigned;
     }
 
+    /** The last Paimon schema id checked to keep lake-stream mode on; null when unknown. */
+    @Nullable
+    public Long checkedSchemaId() {
+        return checkedSchemaId;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof LakeStreamEnumeratorState)) {
             return false;
         }
         LakeStreamEnumeratorState that = (LakeStreamEnumeratorState) o;
-        return planned.equals(that.planned) && unassigned.equals(that.unassigned);
+        return planned.equals(that.planned)
+                && unassigned.equals(that.unassigned)
+                && Objects.equals(checkedSchemaId, that.checkedSchemaId);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(planned, unassigned);
+        return Objects.hash(planned, unassigned, checkedSchemaId);
     }
 
     @Override
     public String toString() {
-        return planned.size() + " partition-buckets planned, " + unassigned.size() + " unassigned";
+        return planned.size()
+                + " partition-buckets planned, "
+                + unassigned.size()
+                + " unassigned, schemas checked up to "
+                + checkedSchemaId;
     }
 }

@@ -37,7 +37,10 @@ import java.util.List;
 
 /**
  * Serializes {@link LakeStreamEnumeratorState}. Version 1: the planned partition-buckets (partition
- * row, bucket), then the unassigned splits, each with the split serializer's version.
+ * row, bucket), then the unassigned splits, each with the split serializer's version. Version 2:
+ * version 1, then the last checked Paimon schema id (-1 when unknown). State of version 1 restores
+ * without a schema id: the restored read then checks the schemas after the one the restored job was
+ * built with, the table's latest at restore time.
  */
 @Internal
 public final class LakeStreamEnumeratorStateSerializer
@@ -45,9 +48,13 @@ public final class LakeStreamEnumeratorStateSerializer
 
     public static final int VERSION_1 = 1;
 
+    public static final int VERSION_2 = 2;
+
+    private static final long UNKNOWN_SCHEMA_ID = -1;
+
     @Override
     public int getVersion() {
-        return VERSION_1;
+        return VERSION_2;
     }
 
     @Override
@@ -66,6 +73,8 @@ public final class LakeStreamEnumeratorStateSerializer
             out.writeInt(serialized.length);
             out.write(serialized);
         }
+        out.writeLong(
+                state.checkedSchemaId() == null ? UNKNOWN_SCHEMA_ID : state.checkedSchemaId());
         out.flush();
         return bytes.toByteArray();
     }
@@ -73,11 +82,11 @@ public final class LakeStreamEnumeratorStateSerializer
     @Override
     public LakeStreamEnumeratorState deserialize(int version, byte[] serialized)
             throws IOException {
-        if (version != VERSION_1) {
+        if (version != VERSION_1 && version != VERSION_2) {
             throw new IOException(
                     "Unknown version "
                             + version
-                            + " of a lake-stream enumerator state; this reader knows 1.");
+                            + " of a lake-stream enumerator state; this reader knows 1 and 2.");
         }
         DataInputViewStreamWrapper in =
                 new DataInputViewStreamWrapper(new ByteArrayInputStream(serialized));
@@ -95,6 +104,11 @@ public final class LakeStreamEnumeratorStateSerializer
             in.readFully(bytes);
             unassigned.add(LakeStreamSplitSerializer.INSTANCE.deserialize(splitVersion, bytes));
         }
-        return new LakeStreamEnumeratorState(planned, unassigned);
+        Long checkedSchemaId = null;
+        if (version >= VERSION_2) {
+            long id = in.readLong();
+            checkedSchemaId = id == UNKNOWN_SCHEMA_ID ? null : id;
+        }
+        return new LakeStreamEnumeratorState(planned, unassigned, checkedSchemaId);
     }
 }

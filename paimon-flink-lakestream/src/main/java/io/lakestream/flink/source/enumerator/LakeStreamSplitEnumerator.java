@@ -18,6 +18,8 @@
 
 package io.lakestream.flink.source.enumerator;
 
+import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
@@ -27,11 +29,14 @@ import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamStore;
 
 import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.schema.SchemaManager;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import org.slf4j.Logger;
@@ -54,6 +59,13 @@ import java.util.function.Supplier;
  * after a restore, so a reader's splits never move while it runs) and, for an unbounded read, looks
  * for partitions that appear in the store later and adds a split for each of their buckets whose
  * log starts at offset 0: everything such a partition holds came after the snapshot.
+ *
+ * <p>An unbounded read also checks, at each discovery, every Paimon schema committed since the last
+ * check: one that turns lake-stream mode off fails the job for good. What Paimon alone commits
+ * while the mode is off is not in the stream store, so a read that follows the store would never
+ * return it; each ALTER of the mode is a new schema, so a disable that was undone before the check
+ * is caught too. The last schema checked is in the enumerator state, so a restored read fails the
+ * same way.
  */
 @Internal
 public final class LakeStreamSplitEnumerator
@@ -79,6 +91,13 @@ public final class LakeStreamSplitEnumerator
 
     private final Set<PartitionBucket> planned;
     private final Map<Integer, List<LakeStreamSplit>> pending = new HashMap<>();
+
+    /**
+     * The last Paimon schema id checked: it and every schema since the read started keep
+     * lake-stream mode on. Read by the discovery callable, advanced by its handler.
+     */
+    private volatile long checkedSchemaId;
+
     private boolean initialPlanDone;
     @Nullable private StreamStore store;
 
@@ -101,6 +120,14 @@ public final class LakeStreamSplitEnumerator
         this.lakeOnly = lakeOnly;
         this.discoveryIntervalMillis = discoveryIntervalMillis;
         this.planned = new LinkedHashSet<>();
+        // a new read follows the table from the schema it was built with, which is in lake-stream
+        // mode (the source refuses others) and covers every earlier one the planned snapshot
+        // needs (ReadStart checked those); state written before the schema id was kept restores
+        // from the schema the restored job was built with: the latest at restore time
+        this.checkedSchemaId =
+                restored != null && restored.checkedSchemaId() != null
+                        ? restored.checkedSchemaId()
+                        : planner.table().schema().id();
         if (restored != null) {
             planned.addAll(restored.planned());
             addPending(restored.unassigned());
@@ -155,7 +182,7 @@ public final class LakeStreamSplitEnumerator
         if (!bounded && !lakeOnly) {
             context.callAsync(
                     this::discover,
-                    this::onPlanned,
+                    this::onDiscovered,
                     discoveryIntervalMillis,
                     discoveryIntervalMillis);
         }
@@ -193,10 +220,48 @@ public final class LakeStreamSplitEnumerator
         return planner.plan(lakeOnly ? null : store, stop).splits;
     }
 
-    /** The splits of partition-buckets that appeared in the store since the last look. */
-    private List<LakeStreamSplit> discover() {
+    /** What a periodic look found. */
+    private static final class Discovery {
+        /** The splits of partition-buckets that appeared in the store since the last look. */
+        final List<LakeStreamSplit> splits;
+
+        /** The last schema id checked. */
+        final long checkedSchemaId;
+
+        /** The first schema after the last check that turns lake-stream mode off, if any. */
+        @Nullable final TableSchema disabling;
+
+        Discovery(
+                List<LakeStreamSplit> splits,
+                long checkedSchemaId,
+                @Nullable TableSchema disabling) {
+            this.splits = splits;
+            this.checkedSchemaId = checkedSchemaId;
+            this.disabling = disabling;
+        }
+    }
+
+    /**
+     * Checks the schemas committed since the last check, then, while the mode stayed on, looks for
+     * partition-buckets that appeared in the store.
+     */
+    private Discovery discover() {
+        long checked = checkedSchemaId;
+        SchemaManager schemas = planner.table().schemaManager();
+        // a directory listing; only the schemas after the last check are read
+        List<Long> ids = new ArrayList<>(schemas.listAllIds());
+        Collections.sort(ids);
+        for (long id : ids) {
+            if (id > checked) {
+                TableSchema schema = schemas.schema(id);
+                if (!LakeStreamEnablement.isEnabled(schema.options())) {
+                    return new Discovery(Collections.emptyList(), checked, schema);
+                }
+                checked = id;
+            }
+        }
         if (!initialPlanDone) {
-            return Collections.emptyList();
+            return new Discovery(Collections.emptyList(), checked, null);
         }
         List<BinaryRow> partitions = store.listPartitions(planner.streamTable());
         List<LakeStreamSplit> splits = new ArrayList<>();
@@ -207,7 +272,41 @@ public final class LakeStreamSplitEnumerator
                                 pb, Collections.emptyList(), 0, StreamReader.NO_STOP_OFFSET));
             }
         }
-        return splits;
+        return new Discovery(splits, checked, null);
+    }
+
+    private void onDiscovered(Discovery discovery, Throwable error) {
+        if (error != null) {
+            onPlanned(null, error);
+            return;
+        }
+        if (discovery.disabling != null) {
+            TableSchema schema = discovery.disabling;
+            String key = LakeStreamOptions.ENABLED.key();
+            String value = schema.options().get(key);
+            String message =
+                    String.format(
+                            "Lake-stream mode of table %s was turned off while this unbounded "
+                                    + "read ran: Paimon schema %d %s. Rows that Paimon alone "
+                                    + "commits while the mode is off are not in the stream store, "
+                                    + "so this read cannot return them; it stops rather than miss "
+                                    + "them. Restart the query: a new read of the disabled table "
+                                    + "reads Paimon alone; once lake-stream mode is enabled again, "
+                                    + "a new read starts from the latest snapshot.",
+                            planner.table().fullName(),
+                            schema.id(),
+                            value == null
+                                    ? String.format("has no '%s' (off)", key)
+                                    : String.format("sets '%s' = '%s'", key, value));
+            LOG.error(message);
+            // no restart: a restored read plans nothing again and would follow the store on
+            throw new SuppressRestartsException(new IllegalStateException(message));
+        }
+        checkedSchemaId = Math.max(checkedSchemaId, discovery.checkedSchemaId);
+        // before the initial plan has landed a look finds nothing, and must not stand for it
+        if (initialPlanDone) {
+            onPlanned(discovery.splits, null);
+        }
     }
 
     private void onPlanned(List<LakeStreamSplit> splits, Throwable error) {
@@ -278,7 +377,7 @@ public final class LakeStreamSplitEnumerator
     public LakeStreamEnumeratorState snapshotState(long checkpointId) {
         List<LakeStreamSplit> unassigned = new ArrayList<>();
         pending.values().forEach(unassigned::addAll);
-        return new LakeStreamEnumeratorState(planned, unassigned);
+        return new LakeStreamEnumeratorState(planned, unassigned, checkedSchemaId);
     }
 
     @Override

@@ -128,6 +128,10 @@ final class LakeStreamSplitPlanner {
         return streamTable;
     }
 
+    FileStoreTable table() {
+        return table;
+    }
+
     /** Whether the read keeps the partition. */
     boolean keeps(BinaryRow partition) {
         return partitionFilter == null || partitionFilter.test(partition);

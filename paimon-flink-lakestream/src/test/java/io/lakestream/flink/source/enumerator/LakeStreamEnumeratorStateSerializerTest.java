@@ -54,11 +54,11 @@ class LakeStreamEnumeratorStateSerializerTest {
                                 0,
                                 StreamReader.NO_STOP_OFFSET),
                         LakeStreamSplit.of(planned.get(7), Collections.emptyList(), 3, 8));
-        LakeStreamEnumeratorState state = new LakeStreamEnumeratorState(planned, unassigned);
+        LakeStreamEnumeratorState state = new LakeStreamEnumeratorState(planned, unassigned, 7L);
         LakeStreamEnumeratorStateSerializer serializer = new LakeStreamEnumeratorStateSerializer();
         byte[] bytes = serializer.serialize(state);
         LakeStreamEnumeratorState back =
-                serializer.deserialize(LakeStreamEnumeratorStateSerializer.VERSION_1, bytes);
+                serializer.deserialize(LakeStreamEnumeratorStateSerializer.VERSION_2, bytes);
         assertThat(back).isEqualTo(state);
         assertThat(back.planned()).containsExactlyElementsOf(planned);
         System.out.printf(
@@ -71,14 +71,41 @@ class LakeStreamEnumeratorStateSerializerTest {
         LakeStreamEnumeratorState empty =
                 new LakeStreamEnumeratorState(Collections.emptyList(), Collections.emptyList());
         LakeStreamEnumeratorStateSerializer serializer = new LakeStreamEnumeratorStateSerializer();
-        assertThat(serializer.deserialize(1, serializer.serialize(empty))).isEqualTo(empty);
+        assertThat(serializer.deserialize(2, serializer.serialize(empty))).isEqualTo(empty);
+        assertThat(serializer.deserialize(2, serializer.serialize(empty)).checkedSchemaId())
+                .isNull();
+    }
+
+    /**
+     * State of version 1, as the previous serializer wrote it (no schema id): it restores with the
+     * same plan and no schema id, so that the restored read checks from the schema it was built
+     * with.
+     */
+    @Test
+    void stateOfVersionOneRestoresWithoutASchemaId() throws IOException {
+        List<PartitionBucket> planned =
+                Arrays.asList(
+                        new PartitionBucket(BinaryRow.singleColumn("a"), 0),
+                        new PartitionBucket(BinaryRow.singleColumn("a"), 1));
+        List<LakeStreamSplit> unassigned =
+                Collections.singletonList(
+                        LakeStreamSplit.of(planned.get(1), Collections.emptyList(), 4, 9));
+        LakeStreamEnumeratorStateSerializer serializer = new LakeStreamEnumeratorStateSerializer();
+        byte[] version2 =
+                serializer.serialize(new LakeStreamEnumeratorState(planned, unassigned, 3L));
+        // version 1 is version 2 without the trailing schema id
+        byte[] version1 = Arrays.copyOf(version2, version2.length - Long.BYTES);
+        LakeStreamEnumeratorState back =
+                serializer.deserialize(LakeStreamEnumeratorStateSerializer.VERSION_1, version1);
+        assertThat(back).isEqualTo(new LakeStreamEnumeratorState(planned, unassigned));
+        assertThat(back.checkedSchemaId()).isNull();
     }
 
     @Test
     void anUnknownVersionIsRefused() {
         assertThatThrownBy(
-                        () -> new LakeStreamEnumeratorStateSerializer().deserialize(2, new byte[0]))
+                        () -> new LakeStreamEnumeratorStateSerializer().deserialize(3, new byte[0]))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("Unknown version 2");
+                .hasMessageContaining("Unknown version 3");
     }
 }

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.source.enumerator;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.source.split.LakeStreamSplit;
@@ -30,12 +31,14 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.DataTypes;
 
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,6 +52,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link LakeStreamSplitEnumerator} driven by Flink's {@link MockSplitEnumeratorContext}, as
@@ -343,5 +347,119 @@ class LakeStreamSplitEnumeratorTest {
         assertThat(full.get(PartitionBucket.ofUnpartitioned(0)).nextLogOffset()).isEqualTo(8);
         assertThat(full.get(PartitionBucket.ofUnpartitioned(1)).nextLogOffset()).isEqualTo(3);
         full.values().forEach(s -> assertThat(s.isBounded()).isFalse());
+    }
+
+    /** Sets lake-stream mode on or off, as ALTER TABLE does: a new schema. */
+    private void setOption(String key, String value) throws Exception {
+        table.schemaManager().commitChanges(SchemaChange.setOption(key, value));
+        table = table.copyWithLatestSchema();
+    }
+
+    /** An unbounded union read of the table as it is now, from {@code restored} if given. */
+    private LakeStreamSplitEnumerator unbounded(
+            MockSplitEnumeratorContext<LakeStreamSplit> context,
+            LakeStreamEnumeratorState restored) {
+        return new LakeStreamSplitEnumerator(
+                context,
+                new LakeStreamSplitPlanner(table, streamTable, null, false),
+                () -> listingStore(Collections.emptyList()),
+                null,
+                false,
+                false,
+                1_000,
+                null,
+                restored);
+    }
+
+    /** The discovery callback of an unbounded read, which checks the schemas too. */
+    private static final int DISCOVERY = 0;
+
+    /**
+     * Lake-stream mode turned off and on again between two discoveries of a running unbounded read:
+     * the next discovery sees the schema that turned it off and fails the job without a restart,
+     * naming the table, the schema, the option and what to do. Schema changes that keep the mode on
+     * do not.
+     */
+    @Test
+    void aDisableBetweenTwoChecksFailsTheReadForGood() throws Throwable {
+        setOption(LakeStreamOptions.ENABLED.key(), "true");
+        commitWithOffsets(offsets(2, 1), 1, 2, 3);
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                new MockSplitEnumeratorContext<>(1)) {
+            context.registerReader(new ReaderInfo(0, "localhost"));
+            LakeStreamSplitEnumerator enumerator = unbounded(context, null);
+            enumerator.start();
+            context.runNextOneTimeCallable();
+            assertThat(assigned(context, new HashMap<>())).hasSize(BUCKETS);
+
+            // another option: a new schema, the mode still on
+            setOption("snapshot.num-retained.max", "4");
+            context.runPeriodicCallable(DISCOVERY);
+            assertThat(enumerator.snapshotState(1).checkedSchemaId())
+                    .isEqualTo(table.schema().id());
+
+            setOption(LakeStreamOptions.ENABLED.key(), "false");
+            long disabling = table.schema().id();
+            commitWithoutOffsets(4);
+            setOption(LakeStreamOptions.ENABLED.key(), "true");
+            assertThatThrownBy(() -> context.runPeriodicCallable(DISCOVERY))
+                    .isInstanceOf(SuppressRestartsException.class)
+                    .satisfies(e -> System.out.println("Read failed: " + e.getCause().getMessage()))
+                    .cause()
+                    .hasMessageContaining("table db.t")
+                    .hasMessageContaining("Paimon schema " + disabling)
+                    .hasMessageContaining("'lake-stream.enabled' = 'false'")
+                    .hasMessageContaining("not in the stream store")
+                    .hasMessageContaining("Restart the query");
+        }
+    }
+
+    /**
+     * The schema id checked is in the enumerator state: a read restored after a disable and an
+     * enable, in a job built when the table was enabled again, fails as the running one would have.
+     * State without it (written by an earlier version) checks from the schema the restored job was
+     * built with.
+     */
+    @Test
+    void aRestoredReadFailsForADisableItHadNotSeen() throws Throwable {
+        setOption(LakeStreamOptions.ENABLED.key(), "true");
+        commitWithOffsets(offsets(2, 1), 1, 2, 3);
+        LakeStreamEnumeratorState state;
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                new MockSplitEnumeratorContext<>(1)) {
+            LakeStreamSplitEnumerator enumerator = unbounded(context, null);
+            enumerator.start();
+            context.runNextOneTimeCallable();
+            state = enumerator.snapshotState(1);
+        }
+        long enabled = table.schema().id();
+        assertThat(state.checkedSchemaId()).isEqualTo(enabled);
+        LakeStreamEnumeratorStateSerializer serializer = new LakeStreamEnumeratorStateSerializer();
+        state = serializer.deserialize(serializer.getVersion(), serializer.serialize(state));
+
+        setOption(LakeStreamOptions.ENABLED.key(), "false");
+        commitWithoutOffsets(4);
+        setOption(LakeStreamOptions.ENABLED.key(), "true");
+
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                new MockSplitEnumeratorContext<>(1)) {
+            LakeStreamSplitEnumerator restored = unbounded(context, state);
+            restored.start();
+            assertThat(context.getOneTimeCallables()).as("no second plan").isEmpty();
+            assertThatThrownBy(() -> context.runPeriodicCallable(DISCOVERY))
+                    .isInstanceOf(SuppressRestartsException.class)
+                    .cause()
+                    .hasMessageContaining("Paimon schema " + (enabled + 1));
+        }
+
+        LakeStreamEnumeratorState withoutSchemaId =
+                new LakeStreamEnumeratorState(state.planned(), state.unassigned());
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                new MockSplitEnumeratorContext<>(1)) {
+            LakeStreamSplitEnumerator restored = unbounded(context, withoutSchemaId);
+            restored.start();
+            context.runPeriodicCallable(DISCOVERY);
+            assertThat(restored.snapshotState(2).checkedSchemaId()).isEqualTo(table.schema().id());
+        }
     }
 }
