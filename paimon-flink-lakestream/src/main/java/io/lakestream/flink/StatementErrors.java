@@ -34,13 +34,22 @@ import java.util.function.Function;
  * Builds the exceptions that the project throws toward a statement (catalog DDL, procedures, the
  * planning of a source or sink) so that the project's own message is the one users see.
  *
- * <p>Flink's SQL client prints only the deepest exception of a chain that has a message; an
- * exception of ours that wraps the failure it reports (a refused connection, a Paimon or store
- * error) would be hidden behind that failure's bare message, without the table, option or address.
- * So the exception built here has no cause: it is the root. Its message carries the deepest cause's
- * message when it does not already hold it, and the whole original chain stays attached as a
- * suppressed exception, printed in full by every stack trace (logs, the SQL Gateway's REST answer,
- * the SQL client's verbose mode) and found by {@link #findThrowable}.
+ * <p>Flink's SQL client prints one exception of a failed statement's chain, and which one depends
+ * on how it runs the statement. Run in-process ({@code TableEnvironment}, the client's own
+ * executor before Flink 1.18), it prints the deepest exception of the chain that has a message.
+ * Through the SQL Gateway (Flink 1.20's client, also in {@code embedded} mode, and any REST
+ * client), it receives the server's stack trace as text and prints what follows its last {@code
+ * "Caused by:"}, up to the first stack frame ({@code CliStrings.messageError}). An exception of ours
+ * that wraps the failure it reports (a refused connection, a Paimon or store error) would be hidden
+ * behind that failure's bare message, without the table, option or address.
+ *
+ * <p>So the exception built here carries its message twice, at the end of both: it is caused by a
+ * restatement of itself (same type, same message), which is the deepest exception of the chain and
+ * the last {@code "Caused by:"} of its stack trace. The original failure is attached as a
+ * suppressed exception of the outer one, whose trace (and its own {@code "Caused by:"} lines)
+ * prints before the restatement: in full in every stack trace (logs, the SQL Gateway's REST
+ * answer, the SQL client's verbose mode), and found by {@link #findThrowable}. The message carries
+ * the deepest cause's message when it does not already hold it.
  *
  * <p>Only the outermost exception toward a statement is built this way: inside the store, failures
  * keep their causes chained, because retry decisions classify them by cause.
@@ -51,8 +60,8 @@ public final class StatementErrors {
     private StatementErrors() {}
 
     /**
-     * An exception of {@code type} with {@code message} that is the root of its chain, with {@code
-     * cause} (if any) attached as a suppressed exception.
+     * An exception of {@code type} with {@code message}, caused only by a restatement of itself,
+     * with {@code cause} (if any) attached as a suppressed exception; see the class comment.
      *
      * @param type the constructor from a message, for example {@code ValidationException::new}
      * @param message what failed, naming the table and the option, value or address at fault
@@ -63,17 +72,22 @@ public final class StatementErrors {
         if (cause == null) {
             return type.apply(message);
         }
-        E error = type.apply(withDeepestMessage(message, cause));
+        String shown = withDeepestMessage(message, cause);
+        E error = type.apply(shown);
         error.addSuppressed(cause);
+        error.initCause(type.apply(shown));
         return error;
     }
 
     /**
-     * {@code error}, whose message already tells what {@code cause} does, with {@code cause}
-     * attached as a suppressed exception; {@code error} must have no cause of its own.
+     * An exception of {@code type} with {@code message}, which already tells what {@code cause}
+     * does, built as {@link #rootOf} builds one, without adding the cause's message to it.
      */
-    public static <E extends Throwable> E withSuppressed(E error, Throwable cause) {
+    public static <E extends RuntimeException> E withSuppressed(
+            Function<String, E> type, String message, Throwable cause) {
+        E error = type.apply(message);
         error.addSuppressed(cause);
+        error.initCause(type.apply(message));
         return error;
     }
 

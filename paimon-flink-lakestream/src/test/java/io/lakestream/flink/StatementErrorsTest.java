@@ -41,7 +41,6 @@ class StatementErrorsTest {
                         "Cannot enable lake-stream mode on table db.t",
                         new StreamStoreException("Failed on the Fluss cluster", refused));
 
-        assertThat(rooted.getCause()).isNull();
         assertThat(rooted.getMessage())
                 .isEqualTo(
                         "Cannot enable lake-stream mode on table db.t. Cause: "
@@ -51,6 +50,55 @@ class StatementErrorsTest {
         assertThat(ExceptionUtils.stringifyException(rooted))
                 .contains("Failed on the Fluss cluster")
                 .contains("Connection refused");
+        // the deepest exception with a message: what a client running the statement in-process
+        // prints
+        assertThat(ExceptionUtils.findThrowable(rooted, t -> t.getCause() == null))
+                .hasValueSatisfying(
+                        deepest -> {
+                            assertThat(deepest).isInstanceOf(ValidationException.class);
+                            assertThat(deepest.getMessage()).isEqualTo(rooted.getMessage());
+                        });
+    }
+
+    /**
+     * Flink's SQL client over the SQL Gateway gets the server's stack trace as text and prints what
+     * follows its last "Caused by:" up to the first stack frame: the project's message, not the
+     * refused connection of the suppressed original chain, whose own "Caused by:" lines print
+     * earlier.
+     */
+    @Test
+    void theLastCausedByOfTheStackTraceIsTheProjectsMessage() {
+        StreamStoreException rooted =
+                StatementErrors.rootOf(
+                        StreamStoreException::new,
+                        "Table db.t is in lake-stream mode, but its stream table cannot be looked up",
+                        new StreamStoreException(
+                                "Cannot connect to the Fluss cluster at 127.0.0.1:1",
+                                new IllegalStateException(
+                                        "Failed to initialize fluss client connection",
+                                        new ConnectException("Connection refused"))));
+        String serverTrace =
+                ExceptionUtils.stringifyException(
+                        new org.apache.flink.table.api.TableException(
+                                "Failed to execute the statement.",
+                                new RuntimeException("planning failed", rooted)));
+        String[] parts = serverTrace.split("Caused by:");
+        String shown = parts[parts.length - 1].split("\tat ")[0].trim();
+        assertThat(shown)
+                .startsWith(StreamStoreException.class.getName() + ": Table db.t is in lake-stream")
+                .contains("Connection refused");
+    }
+
+    @Test
+    void aMessageThatTellsTheCauseAlreadyIsShownAsItIs() {
+        IllegalStateException held = new IllegalStateException("lease held by job 1");
+        ValidationException refused =
+                StatementErrors.withSuppressed(
+                        ValidationException::new, "Table db.t: job 1 holds the lease.", held);
+        assertThat(refused.getMessage()).isEqualTo("Table db.t: job 1 holds the lease.");
+        assertThat(refused.getSuppressed()).containsExactly(held);
+        String[] parts = ExceptionUtils.stringifyException(refused).split("Caused by:");
+        assertThat(parts[parts.length - 1]).contains("Table db.t: job 1 holds the lease.");
     }
 
     @Test

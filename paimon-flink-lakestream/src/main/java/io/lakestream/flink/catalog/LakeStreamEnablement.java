@@ -294,7 +294,7 @@ public final class LakeStreamEnablement {
             WriterLeaseEntry holder = e.holder();
             // the message tells all the lease's refusal does: it is kept, not repeated
             throw StatementErrors.withSuppressed(
-                    new ValidationException(
+                    ValidationException::new,
                             String.format(
                                     "Cannot enable lake-stream mode on table %s: a sink job still holds "
                                             + "the table's writer lease: %s (commit user %s), which last "
@@ -310,7 +310,7 @@ public final class LakeStreamEnablement {
                                     Instant.ofEpochMilli(holder.timestamp()),
                                     e.timeout().toMillis(),
                                     LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
-                                    TimeUtils.formatWithHighestUnit(e.timeout()))),
+                                    TimeUtils.formatWithHighestUnit(e.timeout())),
                     e);
         }
     }
