@@ -307,6 +307,21 @@ final class LakeStreamScenario implements AutoCloseable {
      * every row exactly once, also after a fault it ran through. Returns the reader job's id.
      */
     String startCopyJob(String table, boolean primaryKey) throws Exception {
+        return startCopyJob(table, primaryKey, null);
+    }
+
+    /**
+     * Starts a reader as {@link #startCopyJob(String, boolean)} does, reading with {@code
+     * 'lake-stream.read.isolation' = isolation} ({@code read-committed} is the reader of an append
+     * table that must see no row twice across a failover of the writing job), or the default if
+     * null.
+     */
+    String startCopyJob(String table, boolean primaryKey, String isolation) throws Exception {
+        String hint =
+                isolation == null
+                        ? ""
+                        : String.format(
+                                " /*+ OPTIONS('lake-stream.read.isolation' = '%s') */", isolation);
         String copy = table + "_copy";
         String ddl = primaryKey ? primaryKeyTable(copy, 1) : appendTable(copy, 1);
         StringBuilder script = new StringBuilder(catalog());
@@ -317,8 +332,8 @@ final class LakeStreamScenario implements AutoCloseable {
         script.append("SET 'execution.checkpointing.interval' = '3 s';\n");
         script.append(
                 String.format(
-                        "INSERT INTO %s.%s SELECT id, payload FROM %s.%s;%n",
-                        DATABASE, copy, DATABASE, table));
+                        "INSERT INTO %s.%s SELECT id, payload FROM %s.%s%s;%n",
+                        DATABASE, copy, DATABASE, table, hint));
         String jobId = lastJobId(sqlClient.run("copy-" + table, script.toString()));
         log("Started reader job %s copying %s into %s", jobId, table, copy);
         return jobId;
