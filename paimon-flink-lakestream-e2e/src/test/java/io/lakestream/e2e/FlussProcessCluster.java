@@ -21,6 +21,7 @@ package io.lakestream.e2e;
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;
 import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.client.admin.OffsetSpec;
 import org.apache.fluss.cluster.ServerNode;
 import org.apache.fluss.cluster.ServerType;
 import org.apache.fluss.config.ConfigOptions;
@@ -40,6 +41,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -85,6 +87,7 @@ public final class FlussProcessCluster implements AutoCloseable {
     private ChildJvm coordinator;
     private final ChildJvm[] tabletServers;
     private final int[] tabletServerStarts;
+    private int outages;
     private Connection connection;
     private Admin admin;
 
@@ -334,6 +337,90 @@ public final class FlussProcessCluster implements AutoCloseable {
                 }
             }
             return replicas;
+        }
+    }
+
+    /**
+     * Stops the whole cluster as an outage would: every tablet server, then the coordinator, then
+     * ZooKeeper, each asked to exit and killed if it has not within the stop grace (as {@link
+     * #close} does). Their data directories (each tablet server's {@code data.dir}, ZooKeeper's
+     * {@code dataDir}, the remote data directory) and ports are kept for {@link #startAll}.
+     */
+    public void stopAll() throws Exception {
+        // the cluster's own client would retry against the stopped servers; a new one is made
+        closeAdmin();
+        // at once: a tablet server that stops last has nobody to hand its leaderships to anyway
+        for (ChildJvm tabletServer : tabletServers) {
+            tabletServer.terminate();
+        }
+        for (ChildJvm tabletServer : tabletServers) {
+            tabletServer.stop(STOP_GRACE);
+        }
+        coordinator.stop(STOP_GRACE);
+        zooKeeper.stop(STOP_GRACE);
+    }
+
+    /**
+     * Starts the cluster that {@link #stopAll} stopped again, on the same ports and data
+     * directories, and returns once every tablet server has registered. The logs of the stopped
+     * ZooKeeper and coordinator are kept under names of their own.
+     */
+    public void startAll() throws Exception {
+        outages++;
+        keepLogs(zooKeeper);
+        startZooKeeper();
+        keepLogs(coordinator);
+        startCoordinator();
+        for (int id = 0; id < tabletServers.length; id++) {
+            startTabletServer(id);
+        }
+        awaitTabletServers();
+    }
+
+    /**
+     * Moves the log files of a stopped process aside, so that the process started again under the
+     * same name does not overwrite them.
+     */
+    private void keepLogs(ChildJvm stopped) throws IOException {
+        for (String suffix : List.of(".log", ".out")) {
+            Path file = logDir.resolve(stopped.name() + suffix);
+            if (Files.exists(file)) {
+                Files.move(
+                        file,
+                        logDir.resolve(stopped.name() + "-until-outage-" + outages + suffix),
+                        StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    /**
+     * The sum of the end offsets (Fluss's latest offsets) of all buckets of the unpartitioned Fluss
+     * table {@code database.table}: how many records the store holds for it.
+     */
+    public long endOffsets(String database, String table) throws Exception {
+        TablePath path = TablePath.of(database, table);
+        int buckets = admin().getTableInfo(path).get(30, TimeUnit.SECONDS).getNumBuckets();
+        List<Integer> bucketIds = new ArrayList<>();
+        for (int bucket = 0; bucket < buckets; bucket++) {
+            bucketIds.add(bucket);
+        }
+        long sum = 0;
+        for (long offset :
+                admin().listOffsets(path, bucketIds, new OffsetSpec.LatestSpec())
+                        .all()
+                        .get(30, TimeUnit.SECONDS)
+                        .values()) {
+            sum += offset;
+        }
+        return sum;
+    }
+
+    private void closeAdmin() throws Exception {
+        if (connection != null) {
+            Connection closing = connection;
+            connection = null;
+            admin = null;
+            closing.close();
         }
     }
 

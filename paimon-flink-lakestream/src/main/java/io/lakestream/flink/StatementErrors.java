@@ -35,21 +35,21 @@ import java.util.function.Function;
  * planning of a source or sink) so that the project's own message is the one users see.
  *
  * <p>Flink's SQL client prints one exception of a failed statement's chain, and which one depends
- * on how it runs the statement. Run in-process ({@code TableEnvironment}, the client's own
- * executor before Flink 1.18), it prints the deepest exception of the chain that has a message.
- * Through the SQL Gateway (Flink 1.20's client, also in {@code embedded} mode, and any REST
- * client), it receives the server's stack trace as text and prints what follows its last {@code
- * "Caused by:"}, up to the first stack frame ({@code CliStrings.messageError}). An exception of ours
- * that wraps the failure it reports (a refused connection, a Paimon or store error) would be hidden
- * behind that failure's bare message, without the table, option or address.
+ * on how it runs the statement. Run in-process ({@code TableEnvironment}, the client's own executor
+ * before Flink 1.18), it prints the deepest exception of the chain that has a message. Through the
+ * SQL Gateway (Flink 1.20's client, also in {@code embedded} mode, and any REST client), it
+ * receives the server's stack trace as text and prints what follows its last {@code "Caused by:"},
+ * up to the first stack frame ({@code CliStrings.messageError}). An exception of ours that wraps
+ * the failure it reports (a refused connection, a Paimon or store error) would be hidden behind
+ * that failure's bare message, without the table, option or address.
  *
  * <p>So the exception built here carries its message twice, at the end of both: it is caused by a
  * restatement of itself (same type, same message), which is the deepest exception of the chain and
  * the last {@code "Caused by:"} of its stack trace. The original failure is attached as a
  * suppressed exception of the outer one, whose trace (and its own {@code "Caused by:"} lines)
- * prints before the restatement: in full in every stack trace (logs, the SQL Gateway's REST
- * answer, the SQL client's verbose mode), and found by {@link #findThrowable}. The message carries
- * the deepest cause's message when it does not already hold it.
+ * prints before the restatement: in full in every stack trace (logs, the SQL Gateway's REST answer,
+ * the SQL client's verbose mode), and found by {@link #findThrowable}. The message carries the
+ * deepest cause's message when it does not already hold it.
  *
  * <p>Only the outermost exception toward a statement is built this way: inside the store, failures
  * keep their causes chained, because retry decisions classify them by cause.

@@ -295,22 +295,22 @@ public final class LakeStreamEnablement {
             // the message tells all the lease's refusal does: it is kept, not repeated
             throw StatementErrors.withSuppressed(
                     ValidationException::new,
-                            String.format(
-                                    "Cannot enable lake-stream mode on table %s: a sink job still holds "
-                                            + "the table's writer lease: %s (commit user %s), which last "
-                                            + "claimed or renewed it at %s. Enabling now would record its "
-                                            + "records not yet committed to Paimon as the start of the "
-                                            + "stream. Stop that job (a job keeps dual-writing after a "
-                                            + "disable until it is stopped), or, if it has stopped, enable "
-                                            + "again after its lease expires, %d ms after that time ('%s' "
-                                            + "= '%s').",
-                                    identifier.getFullName(),
-                                    holder.description(),
-                                    holder.owner(),
-                                    Instant.ofEpochMilli(holder.timestamp()),
-                                    e.timeout().toMillis(),
-                                    LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
-                                    TimeUtils.formatWithHighestUnit(e.timeout())),
+                    String.format(
+                            "Cannot enable lake-stream mode on table %s: a sink job still holds "
+                                    + "the table's writer lease: %s (commit user %s), which last "
+                                    + "claimed or renewed it at %s. Enabling now would record its "
+                                    + "records not yet committed to Paimon as the start of the "
+                                    + "stream. Stop that job (a job keeps dual-writing after a "
+                                    + "disable until it is stopped), or, if it has stopped, enable "
+                                    + "again after its lease expires, %d ms after that time ('%s' "
+                                    + "= '%s').",
+                            identifier.getFullName(),
+                            holder.description(),
+                            holder.owner(),
+                            Instant.ofEpochMilli(holder.timestamp()),
+                            e.timeout().toMillis(),
+                            LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT.key(),
+                            TimeUtils.formatWithHighestUnit(e.timeout())),
                     e);
         }
     }
