@@ -209,6 +209,38 @@ public final class ChildJvm implements AutoCloseable {
         Runtime.getRuntime().removeShutdownHook(killOnExit);
     }
 
+    /**
+     * Stops {@code processes} together: SIGTERM to all of them first, so that they shut down at the
+     * same time, then each is waited for up to {@code grace} and killed after it. Null entries are
+     * skipped. Every process is stopped even if stopping one fails; the first failure is thrown
+     * with the others suppressed.
+     */
+    public static void stopAll(List<ChildJvm> processes, Duration grace) throws Exception {
+        for (ChildJvm process : processes) {
+            if (process != null) {
+                process.terminate();
+            }
+        }
+        Exception error = null;
+        for (ChildJvm process : processes) {
+            if (process == null) {
+                continue;
+            }
+            try {
+                process.stop(grace);
+            } catch (Exception e) {
+                if (error == null) {
+                    error = e;
+                } else {
+                    error.addSuppressed(e);
+                }
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+
     /** What the JVM printed to standard output so far. */
     public List<String> output() throws IOException {
         return Files.readAllLines(out, StandardCharsets.UTF_8);

@@ -615,25 +615,21 @@ final class FlinkProcessCluster implements AutoCloseable {
      */
     @Override
     public void close() throws Exception {
+        List<ChildJvm> taskManagers = new ArrayList<>(processes);
+        taskManagers.remove(jobManager);
         Exception error = null;
-        List<ChildJvm> stopOrder = new ArrayList<>(processes);
-        stopOrder.remove(jobManager);
-        // SIGTERM to all TaskManagers at once: each waits for nothing but itself
-        for (ChildJvm process : stopOrder) {
-            process.terminate();
+        try {
+            ChildJvm.stopAll(taskManagers, STOP_GRACE);
+        } catch (Exception e) {
+            error = e;
         }
-        if (jobManager != null) {
-            stopOrder.add(jobManager);
-        }
-        for (ChildJvm process : stopOrder) {
-            try {
-                process.stop(STOP_GRACE);
-            } catch (Exception e) {
-                if (error == null) {
-                    error = e;
-                } else {
-                    error.addSuppressed(e);
-                }
+        try {
+            ChildJvm.stopAll(Collections.singletonList(jobManager), STOP_GRACE);
+        } catch (Exception e) {
+            if (error == null) {
+                error = e;
+            } else {
+                error.addSuppressed(e);
             }
         }
         if (error != null) {

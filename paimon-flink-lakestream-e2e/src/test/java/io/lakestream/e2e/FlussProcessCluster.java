@@ -350,12 +350,7 @@ public final class FlussProcessCluster implements AutoCloseable {
         // the cluster's own client would retry against the stopped servers; a new one is made
         closeAdmin();
         // at once: a tablet server that stops last has nobody to hand its leaderships to anyway
-        for (ChildJvm tabletServer : tabletServers) {
-            tabletServer.terminate();
-        }
-        for (ChildJvm tabletServer : tabletServers) {
-            tabletServer.stop(STOP_GRACE);
-        }
+        ChildJvm.stopAll(Arrays.asList(tabletServers), STOP_GRACE);
         coordinator.stop(STOP_GRACE);
         zooKeeper.stop(STOP_GRACE);
     }
@@ -490,8 +485,9 @@ public final class FlussProcessCluster implements AutoCloseable {
     }
 
     /**
-     * Stops the tablet server, the coordinator and ZooKeeper, in this order so that no server waits
-     * on one already gone; each is killed if it has not exited after a short grace period.
+     * Stops the tablet servers (together), the coordinator and ZooKeeper, in this order so that no
+     * server waits on one already gone; each is killed if it has not exited after a short grace
+     * period.
      */
     @Override
     public void close() throws Exception {
@@ -503,19 +499,19 @@ public final class FlussProcessCluster implements AutoCloseable {
                 error = e;
             }
         }
-        List<ChildJvm> processes = new ArrayList<>(Arrays.asList(tabletServers));
-        processes.add(coordinator);
-        processes.add(zooKeeper);
-        for (ChildJvm process : processes) {
-            if (process != null) {
-                try {
-                    process.stop(STOP_GRACE);
-                } catch (Exception e) {
-                    if (error == null) {
-                        error = e;
-                    } else {
-                        error.addSuppressed(e);
-                    }
+        // the tablet servers together, then the coordinator, then ZooKeeper
+        for (List<ChildJvm> stage :
+                List.of(
+                        Arrays.asList(tabletServers),
+                        Collections.singletonList(coordinator),
+                        Collections.singletonList(zooKeeper))) {
+            try {
+                ChildJvm.stopAll(stage, STOP_GRACE);
+            } catch (Exception e) {
+                if (error == null) {
+                    error = e;
+                } else {
+                    error.addSuppressed(e);
                 }
             }
         }
