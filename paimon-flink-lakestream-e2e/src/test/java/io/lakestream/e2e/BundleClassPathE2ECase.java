@@ -18,6 +18,9 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.local.cluster.ChildJvm;
+import io.lakestream.local.cluster.FlussProcessCluster;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -18,6 +18,9 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.local.cluster.FlinkProcessCluster;
+import io.lakestream.local.cluster.FlinkSqlClient;
+
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;

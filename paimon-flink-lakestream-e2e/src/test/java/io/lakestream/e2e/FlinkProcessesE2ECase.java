@@ -18,6 +18,10 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.local.cluster.FlinkProcessCluster;
+import io.lakestream.local.cluster.FlinkSqlClient;
+import io.lakestream.local.cluster.FlussProcessCluster;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -206,13 +210,14 @@ class FlinkProcessesE2ECase {
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));
             Thread.sleep(2000);
             // the leader of a bucket the job writes; its in-sync follower takes over
-            List<Integer> replicas = fluss.leaderAndIsr(DATABASE, events, 0);
+            List<Integer> replicas =
+                    new FlussRegistrations(fluss).leaderAndIsr(DATABASE, events, 0);
             assertThat(replicas).as("leader and in-sync replicas of bucket 0").hasSize(2);
             int victim = replicas.get(0);
             long pid = fluss.tabletServer(victim).pid();
             long kill = System.nanoTime();
             fluss.killTabletServer(victim);
-            fluss.awaitTabletServerUnregistered(victim);
+            new FlussRegistrations(fluss).awaitTabletServerUnregistered(victim);
             fluss.startTabletServer(victim);
             fluss.awaitTabletServers();
             long restarted = millisSince(kill);

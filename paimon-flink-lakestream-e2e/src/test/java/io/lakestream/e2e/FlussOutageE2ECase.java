@@ -18,6 +18,10 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.local.cluster.FlinkProcessCluster;
+import io.lakestream.local.cluster.FlinkSqlClient;
+import io.lakestream.local.cluster.FlussProcessCluster;
+
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.AfterAll;

@@ -31,6 +31,8 @@ import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.local.cluster.ChildJvm;
+import io.lakestream.local.cluster.FlussProcessCluster;
 
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
@@ -149,7 +151,7 @@ class FlussProcessesE2ECase {
             long crash = System.nanoTime();
             long pid = cluster.tabletServer().pid();
             cluster.killTabletServer();
-            cluster.awaitTabletServerUnregistered();
+            new FlussRegistrations(cluster).awaitTabletServerUnregistered();
             cluster.startTabletServer();
             cluster.awaitTabletServer();
             awaitLatestOffsets(store, table, ends);

@@ -18,6 +18,8 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.local.cluster.FlinkProcessCluster;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -18,6 +18,11 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.local.cluster.FlinkProcessCluster;
+import io.lakestream.local.cluster.FlinkSqlClient;
+import io.lakestream.local.cluster.FlussProcessCluster;
+import io.lakestream.local.cluster.ZooKeeperProcess;
+
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;

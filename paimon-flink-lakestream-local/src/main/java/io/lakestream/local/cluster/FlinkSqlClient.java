@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.e2e;
+package io.lakestream.local.cluster;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
  * of Flink's {@code lib/} and {@code opt/} ({@link FlinkDistribution#sqlClient()}), configured by a
  * {@code config.yaml} that points it at the cluster's REST endpoint.
  */
-final class FlinkSqlClient {
+public final class FlinkSqlClient {
 
     /** A client JVM plans the statements and waits for synchronous ones: minutes at most. */
     private static final Duration TIMEOUT = Duration.ofMinutes(4);
@@ -60,7 +60,7 @@ final class FlinkSqlClient {
      * own configuration with {@code execution.target: remote}, as a client machine's {@code conf/}
      * would have it.
      */
-    static FlinkSqlClient of(FlinkProcessCluster cluster, Path dir) throws IOException {
+    public static FlinkSqlClient of(FlinkProcessCluster cluster, Path dir) throws IOException {
         FlinkSqlClient client = new FlinkSqlClient(dir, cluster.logDir());
         List<String> config =
                 new ArrayList<>(
@@ -79,7 +79,7 @@ final class FlinkSqlClient {
      *
      * @param name names the script and the client's log files
      */
-    List<String> run(String name, String script) throws Exception {
+    public List<String> run(String name, String script) throws Exception {
         String runName = String.format("sql-client-%02d-%s", nextRun(), name);
         Path file = dir.resolve(runName + ".sql");
         Files.writeString(file, script, StandardCharsets.UTF_8);
@@ -108,7 +108,7 @@ final class FlinkSqlClient {
         if (exitCode == null
                 || exitCode != 0
                 || output.stream().anyMatch(line -> line.contains("[ERROR]"))) {
-            throw new AssertionError(
+            throw new IllegalStateException(
                     String.format(
                             "The SQL client %s of %s (exit code %s) failed; it printed:%n%s%n"
                                     + "Its log ends with:%n%s",
@@ -127,7 +127,7 @@ final class FlinkSqlClient {
     }
 
     /** The ids of the jobs that the statements of a run submitted, in their order. */
-    static List<String> jobIds(List<String> output) {
+    public static List<String> jobIds(List<String> output) {
         List<String> ids = new ArrayList<>();
         for (String line : output) {
             Matcher matcher = JOB_ID.matcher(line);
@@ -142,7 +142,7 @@ final class FlinkSqlClient {
      * The numbers of the result row that starts with {@code label}, as the client prints rows in
      * tableau mode ({@code | label | 12 | 34 |}); fails when there is no such row.
      */
-    static long[] row(List<String> output, String label) {
+    public static long[] row(List<String> output, String label) {
         for (String line : output) {
             String trimmed = line.trim();
             if (!trimmed.startsWith("|")) {
@@ -157,7 +157,7 @@ final class FlinkSqlClient {
                 return numbers;
             }
         }
-        throw new AssertionError(
+        throw new IllegalStateException(
                 "No result row '"
                         + label
                         + "' in the SQL client's output:"

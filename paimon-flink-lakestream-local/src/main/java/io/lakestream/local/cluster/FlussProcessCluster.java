@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.e2e;
+package io.lakestream.local.cluster;
 
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;
@@ -26,12 +26,7 @@ import org.apache.fluss.cluster.ServerNode;
 import org.apache.fluss.cluster.ServerType;
 import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.config.Configuration;
-import org.apache.fluss.metadata.TableBucket;
 import org.apache.fluss.metadata.TablePath;
-import org.apache.fluss.server.zk.NOPErrorHandler;
-import org.apache.fluss.server.zk.ZooKeeperClient;
-import org.apache.fluss.server.zk.ZooKeeperTestUtils;
-import org.apache.fluss.server.zk.data.LeaderAndIsr;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -272,72 +267,14 @@ public final class FlussProcessCluster implements AutoCloseable {
                 lastError);
     }
 
-    /**
-     * Waits until killed tablet server 0 is unregistered; see {@link
-     * #awaitTabletServerUnregistered(int)}.
-     */
-    public void awaitTabletServerUnregistered() throws Exception {
-        awaitTabletServerUnregistered(TABLET_SERVER_ID);
+    /** ZooKeeper's address, {@code host:port}: where Fluss keeps its servers' registrations. */
+    public String zooKeeperAddress() {
+        return HOST + ":" + zooKeeperPort;
     }
 
-    /**
-     * Waits until killed tablet server {@code id}'s registration is gone from ZooKeeper, which is
-     * when its session expires and the coordinator takes it for dead. Asked of ZooKeeper through
-     * Fluss's own client of it, which knows where Fluss keeps the registrations.
-     */
-    public void awaitTabletServerUnregistered(int id) throws Exception {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        try (ZooKeeperClient zooKeeperClient =
-                ZooKeeperTestUtils.createZooKeeperClient(
-                        HOST + ":" + zooKeeperPort, NOPErrorHandler.INSTANCE)) {
-            while (zooKeeperClient.getTabletServer(id).isPresent()) {
-                checkAlive(zooKeeper, coordinator);
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(
-                            String.format(
-                                    "Tablet server %d was still registered in ZooKeeper %s after "
-                                            + "it was killed; logs in %s",
-                                    id, STARTUP_TIMEOUT, logDir));
-                }
-                Thread.sleep(200);
-            }
-        }
-    }
-
-    /**
-     * The leader and in-sync replicas (tablet server ids, leader first) of bucket {@code bucket} of
-     * the unpartitioned Fluss table {@code database.table}, as the coordinator recorded them in
-     * ZooKeeper.
-     */
-    public List<Integer> leaderAndIsr(String database, String table, int bucket) throws Exception {
-        try (ZooKeeperClient zooKeeperClient =
-                ZooKeeperTestUtils.createZooKeeperClient(
-                        HOST + ":" + zooKeeperPort, NOPErrorHandler.INSTANCE)) {
-            TablePath path = TablePath.of(database, table);
-            long tableId =
-                    zooKeeperClient
-                            .getTable(path)
-                            .orElseThrow(() -> new IllegalStateException("No Fluss table " + path))
-                            .tableId;
-            LeaderAndIsr leaderAndIsr =
-                    zooKeeperClient
-                            .getLeaderAndIsr(new TableBucket(tableId, bucket))
-                            .orElseThrow(
-                                    () ->
-                                            new IllegalStateException(
-                                                    "No leader of bucket "
-                                                            + bucket
-                                                            + " of "
-                                                            + path));
-            List<Integer> replicas = new ArrayList<>();
-            replicas.add(leaderAndIsr.leader());
-            for (int replica : leaderAndIsr.isr()) {
-                if (replica != leaderAndIsr.leader()) {
-                    replicas.add(replica);
-                }
-            }
-            return replicas;
-        }
+    /** How long {@link #start} waits for the servers; also a bound for waits on them. */
+    public static Duration startupTimeout() {
+        return STARTUP_TIMEOUT;
     }
 
     /**

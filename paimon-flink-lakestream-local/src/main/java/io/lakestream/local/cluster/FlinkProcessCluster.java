@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.e2e;
+package io.lakestream.local.cluster;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -53,7 +53,7 @@ import java.util.Set;
  * its configuration, the JobManager can be killed with SIGKILL and restarted on the same
  * configuration, as a supervisor (Kubernetes, YARN, systemd) restarts a crashed one.
  */
-final class FlinkProcessCluster implements AutoCloseable {
+public final class FlinkProcessCluster implements AutoCloseable {
 
     private static final String HOST = "127.0.0.1";
 
@@ -94,8 +94,8 @@ final class FlinkProcessCluster implements AutoCloseable {
      * all TaskManagers have registered; {@code extraConfig} is added to the cluster's
      * configuration.
      */
-    static FlinkProcessCluster start(Path dir, int numTaskManagers, Map<String, String> extraConfig)
-            throws Exception {
+    public static FlinkProcessCluster start(
+            Path dir, int numTaskManagers, Map<String, String> extraConfig) throws Exception {
         FlinkProcessCluster cluster = new FlinkProcessCluster(dir);
         try {
             cluster.writeConfig(extraConfig);
@@ -117,19 +117,19 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** The directory of {@code config.yaml}, for clients such as the SQL client. */
-    Path confDir() {
+    public Path confDir() {
         return confDir;
     }
 
-    Path logDir() {
+    public Path logDir() {
         return logDir;
     }
 
-    String restAddress() {
+    public String restAddress() {
         return HOST;
     }
 
-    int restPort() {
+    public int restPort() {
         return restPort;
     }
 
@@ -197,7 +197,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** Kills the JobManager with SIGKILL, as a crash of its machine would. */
-    void killJobManager() throws InterruptedException {
+    public void killJobManager() throws InterruptedException {
         jobManager.kill();
     }
 
@@ -207,7 +207,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * expired, recovers the jobs from the HA store and restores them from their latest completed
      * checkpoints; the TaskManagers register with it again. {@link #awaitJob} waits for a job.
      */
-    void restartJobManager() throws Exception {
+    public void restartJobManager() throws Exception {
         if (jobManager.isAlive()) {
             throw new IllegalStateException(jobManager + " still runs: kill it first");
         }
@@ -219,7 +219,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * leads and has the job (a restarted one: recovered it from the HA store); fails with the last
      * answer otherwise.
      */
-    void awaitJob(String jobId, Duration timeout) throws Exception {
+    public void awaitJob(String jobId, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         Object last = null;
         while (System.nanoTime() < deadline) {
@@ -243,7 +243,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * The id of the checkpoint the job's current run was restored from, as its checkpoint
      * statistics report it; -1 if it was not restored from one.
      */
-    long restoredCheckpoint(String jobId) throws IOException, InterruptedException {
+    public long restoredCheckpoint(String jobId) throws IOException, InterruptedException {
         JsonNode restored = rest("/jobs/" + jobId + "/checkpoints").path("latest").path("restored");
         return restored.path("id").isNumber() ? restored.path("id").asLong() : -1;
     }
@@ -252,7 +252,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * Starts a new TaskManager and returns its resource id; it registers with the JobManager a few
      * seconds later ({@link #awaitTaskManagers}).
      */
-    String startTaskManager() throws Exception {
+    public String startTaskManager() throws Exception {
         if (taskManagerJvmOptions == null) {
             List<String> resources = bashJavaUtils("GET_TM_RESOURCE_PARAMS");
             taskManagerJvmOptions = jvmOptions(resources);
@@ -274,7 +274,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** Kills TaskManager {@code id} with SIGKILL, as a crash of its machine would. */
-    void killTaskManager(String id) throws InterruptedException {
+    public void killTaskManager(String id) throws InterruptedException {
         ChildJvm taskManager = taskManagers.get(id);
         if (taskManager == null) {
             throw new IllegalArgumentException("No TaskManager " + id + " in " + taskManagers);
@@ -283,7 +283,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** The ids of the TaskManagers started so far that are still alive. */
-    List<String> liveTaskManagers() {
+    public List<String> liveTaskManagers() {
         List<String> live = new ArrayList<>();
         taskManagers.forEach(
                 (id, process) -> {
@@ -295,7 +295,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** Waits until the JobManager lists every TaskManager of {@code ids} as registered. */
-    void awaitTaskManagers(Set<String> ids) throws Exception {
+    public void awaitTaskManagers(Set<String> ids) throws Exception {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         Object last = null;
         while (System.nanoTime() < deadline) {
@@ -324,7 +324,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** GETs {@code path} of the REST API and returns the JSON answer. */
-    JsonNode rest(String path) throws IOException, InterruptedException {
+    public JsonNode rest(String path) throws IOException, InterruptedException {
         HttpRequest request =
                 HttpRequest.newBuilder(URI.create("http://" + HOST + ":" + restPort + path))
                         .timeout(Duration.ofSeconds(10))
@@ -339,7 +339,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** POSTs {@code body} to {@code path} of the REST API and returns the JSON answer. */
-    JsonNode restPost(String path, String body) throws IOException, InterruptedException {
+    public JsonNode restPost(String path, String body) throws IOException, InterruptedException {
         HttpRequest request =
                 HttpRequest.newBuilder(URI.create("http://" + HOST + ":" + restPort + path))
                         .timeout(Duration.ofSeconds(10))
@@ -358,7 +358,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * Cancels the job, as {@code flink cancel <job id>} does ({@code PATCH /jobs/<id>}), and waits
      * until it is CANCELED.
      */
-    void cancel(String jobId, Duration timeout) throws Exception {
+    public void cancel(String jobId, Duration timeout) throws Exception {
         HttpRequest request =
                 HttpRequest.newBuilder(
                                 URI.create(
@@ -401,7 +401,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * it completed; returns its id. The tests run jobs with a long checkpoint interval so that
      * their union reads see uncommitted rows, and commit with this.
      */
-    long checkpoint(String jobId, Duration timeout) throws Exception {
+    public long checkpoint(String jobId, Duration timeout) throws Exception {
         String triggerId =
                 restPost("/jobs/" + jobId + "/checkpoints", "{}").path("request-id").asText();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -425,7 +425,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** How many checkpoints of the job completed. */
-    long completedCheckpoints(String jobId) throws IOException, InterruptedException {
+    public long completedCheckpoints(String jobId) throws IOException, InterruptedException {
         return rest("/jobs/" + jobId + "/checkpoints").path("counts").path("completed").asLong();
     }
 
@@ -433,7 +433,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * The TaskManager that runs the first task of the job's first vertex: with parallelism 1 and
      * slot sharing, the one that runs the whole job.
      */
-    String taskManagerOf(String jobId) throws IOException, InterruptedException {
+    public String taskManagerOf(String jobId) throws IOException, InterruptedException {
         String vertexId = rest("/jobs/" + jobId).path("vertices").path(0).path("id").asText();
         JsonNode taskManagers =
                 rest("/jobs/" + jobId + "/vertices/" + vertexId + "/taskmanagers")
@@ -453,7 +453,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * triggers a checkpoint every few seconds: with a long checkpoint interval the finished tasks
      * would wait for the next periodic one before the sink's final commit.
      */
-    void awaitFinished(String jobId, Duration timeout) throws Exception {
+    public void awaitFinished(String jobId, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         long nextCheckpoint = 0;
         String state = null;
@@ -488,7 +488,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** The job's state ({@code RUNNING}, {@code RESTARTING}, {@code FINISHED}, ...). */
-    String jobState(String jobId) throws IOException, InterruptedException {
+    public String jobState(String jobId) throws IOException, InterruptedException {
         return rest("/jobs/" + jobId).path("state").asText();
     }
 
@@ -497,7 +497,7 @@ final class FlinkProcessCluster implements AutoCloseable {
      * RUNNING} or {@code FINISHED} (a restarted job is {@code RUNNING} while its tasks are still
      * being deployed).
      */
-    boolean jobFullyRunning(String jobId) throws IOException, InterruptedException {
+    public boolean jobFullyRunning(String jobId) throws IOException, InterruptedException {
         JsonNode job = rest("/jobs/" + jobId);
         if (!"RUNNING".equals(job.path("state").asText())) {
             return false;
@@ -512,7 +512,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** How often the job has restarted (its {@code numRestarts} metric). */
-    long jobRestarts(String jobId) throws IOException, InterruptedException {
+    public long jobRestarts(String jobId) throws IOException, InterruptedException {
         for (JsonNode metric : rest("/jobs/" + jobId + "/metrics?get=numRestarts")) {
             if ("numRestarts".equals(metric.path("id").asText())) {
                 return Long.parseLong(metric.path("value").asText());
@@ -522,7 +522,7 @@ final class FlinkProcessCluster implements AutoCloseable {
     }
 
     /** The job's root exception and its history, for failure messages. */
-    String jobExceptions(String jobId) {
+    public String jobExceptions(String jobId) {
         try {
             return rest("/jobs/" + jobId + "/exceptions?maxExceptions=5").toPrettyString();
         } catch (Exception e) {

@@ -16,9 +16,10 @@
  * limitations under the License.
  */
 
-package io.lakestream.e2e;
+package io.lakestream.local.cluster;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -26,6 +27,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -100,7 +102,7 @@ public final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(inheritedJvmOptions());
-        command.add("-Dlog4j2.configurationFile=" + logConfig());
+        command.add("-Dlog4j2.configurationFile=" + logConfig(logDir));
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(classPath);
@@ -130,19 +132,28 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /**
-     * The children's log4j configuration as a file, so that children whose class path lacks the
-     * test resources (Flink's processes) find it too.
+     * The children's log4j configuration as a file, so that children whose class path lacks it
+     * (Flink's processes) find it too: the resource itself when it is a file, else (in a jar) a
+     * copy in {@code logDir}.
      */
-    private static String logConfig() {
+    private static String logConfig(Path logDir) throws IOException {
         URL resource = ChildJvm.class.getClassLoader().getResource(LOG_CONFIG);
-        if (resource == null || !"file".equals(resource.getProtocol())) {
-            return LOG_CONFIG;
+        if (resource == null) {
+            throw new IllegalStateException("The resource " + LOG_CONFIG + " is missing");
         }
-        try {
-            return Paths.get(resource.toURI()).toString();
-        } catch (URISyntaxException e) {
-            return LOG_CONFIG;
+        if ("file".equals(resource.getProtocol())) {
+            try {
+                return Paths.get(resource.toURI()).toString();
+            } catch (URISyntaxException e) {
+                throw new IOException("Cannot read " + resource, e);
+            }
         }
+        Path copy = logDir.resolve(LOG_CONFIG);
+        Files.createDirectories(logDir);
+        try (InputStream in = resource.openStream()) {
+            Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return copy.toString();
     }
 
     /**

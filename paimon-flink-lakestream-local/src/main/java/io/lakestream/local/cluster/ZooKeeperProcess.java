@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.e2e;
+package io.lakestream.local.cluster;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -35,7 +35,7 @@ import java.util.List;
  * ZooKeeper high availability gets one of its own, so that stopping the Fluss cluster does not take
  * Flink's leader election with it.
  */
-final class ZooKeeperProcess implements AutoCloseable {
+public final class ZooKeeperProcess implements AutoCloseable {
 
     private static final String HOST = "127.0.0.1";
 
@@ -43,7 +43,7 @@ final class ZooKeeperProcess implements AutoCloseable {
      * ZooKeeper's tick (ms). Short, because the registration of a killed server lives until its
      * session expires, and sessions can last from two to twenty ticks: 1 to 10 s.
      */
-    static final int TICK_MILLIS = 500;
+    public static final int TICK_MILLIS = 500;
 
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
 
@@ -61,12 +61,13 @@ final class ZooKeeperProcess implements AutoCloseable {
      * Starts ZooKeeper on a free port with its configuration and data in {@code dir} and its logs,
      * named {@code name}, in {@code logDir}; returns once it accepts connections.
      */
-    static ZooKeeperProcess start(Path dir, Path logDir, String name) throws Exception {
+    public static ZooKeeperProcess start(Path dir, Path logDir, String name) throws Exception {
         return start(dir, logDir, name, freePort());
     }
 
     /** Starts ZooKeeper on {@code port}; see {@link #start(Path, Path, String)}. */
-    static ZooKeeperProcess start(Path dir, Path logDir, String name, int port) throws Exception {
+    public static ZooKeeperProcess start(Path dir, Path logDir, String name, int port)
+            throws Exception {
         Path zooCfg = dir.resolve("zoo.cfg");
         Files.createDirectories(dir);
         Files.write(
@@ -117,11 +118,11 @@ final class ZooKeeperProcess implements AutoCloseable {
     }
 
     /** The ZooKeeper connect string of this server, {@code host:port}. */
-    String connectString() {
+    public String connectString() {
         return HOST + ":" + port;
     }
 
-    ChildJvm process() {
+    public ChildJvm process() {
         return process;
     }
 

@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.e2e;
+package io.lakestream.local.cluster;
 
 import java.io.File;
 import java.io.IOException;
@@ -40,28 +40,41 @@ import java.nio.file.Paths;
  *       (flink-dist's {@code opt/}).
  * </ul>
  */
-final class FlinkDistribution {
+public final class FlinkDistribution {
 
     private FlinkDistribution() {}
 
     /** The class path of a JobManager or TaskManager: Flink's {@code lib/} with the user's jars. */
-    static String lib() throws IOException {
+    public static String lib() throws IOException {
         return join(read("flink-dist.classpath"), read("user-lib.classpath"));
     }
 
     /** The class path of the SQL client: Flink's {@code lib/} and the SQL client's jars. */
-    static String sqlClient() throws IOException {
+    public static String sqlClient() throws IOException {
         return join(lib(), read("sql-client.classpath"));
     }
 
+    /**
+     * The system property naming the directory of the class path files; by default {@code
+     * target/flink-classpath} of the module in the working directory (Maven's {@code basedir}).
+     */
+    public static final String DIRECTORY_PROPERTY = "lakestream.flink-classpath.dir";
+
     private static String read(String name) throws IOException {
+        String dir = System.getProperty(DIRECTORY_PROPERTY);
         Path file =
-                Paths.get(System.getProperty("basedir", "."), "target", "flink-classpath", name);
+                dir == null
+                        ? Paths.get(
+                                System.getProperty("basedir", "."),
+                                "target",
+                                "flink-classpath",
+                                name)
+                        : Paths.get(dir, name);
         if (!Files.exists(file)) {
             throw new IllegalStateException(
                     file
-                            + " is missing: Maven writes it in the generate-test-resources phase "
-                            + "of this module (run the tests through Maven)");
+                            + " is missing: the Maven build of the module writes it (build with "
+                            + "'mvn install -DskipTests' first)");
         }
         String classPath = Files.readString(file, StandardCharsets.UTF_8).trim();
         if (classPath.isEmpty()) {
