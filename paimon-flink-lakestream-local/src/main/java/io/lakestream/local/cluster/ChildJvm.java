@@ -49,6 +49,9 @@ public final class ChildJvm implements AutoCloseable {
      */
     private static final String LOG_CONFIG = "log4j2-child-jvm.properties";
 
+    /** Whether children start in sessions of their own: see {@link #detachFromTerminal()}. */
+    private static volatile boolean detached;
+
     private final String name;
     private final Process process;
     private final Path out;
@@ -99,6 +102,58 @@ public final class ChildJvm implements AutoCloseable {
             String mainClass,
             List<String> args)
             throws IOException {
+        Path out = logDir.resolve(name + ".out");
+        ProcessBuilder builder =
+                builder(name, logDir, jvmOptions, classPath, environment, mainClass, args)
+                        .redirectOutput(out.toFile());
+        if (detached) {
+            // setsid execs the JVM in its place (a child of this JVM leads no process group), so
+            // the process and its pid are the JVM's own
+            builder.command().add(0, "setsid");
+        }
+        return new ChildJvm(name, builder.start(), out, logDir.resolve(name + ".log"));
+    }
+
+    /**
+     * Starts {@code mainClass} like {@link #start(String, Path, List, String, Map, String, List)},
+     * but on this JVM's terminal: it reads this JVM's standard input and writes to its standard
+     * output, for a program that a person uses, such as Flink's SQL client. Its log goes to the log
+     * file; {@link #output()} has nothing.
+     */
+    public static ChildJvm startOnTerminal(
+            String name,
+            Path logDir,
+            List<String> jvmOptions,
+            String classPath,
+            Map<String, String> environment,
+            String mainClass,
+            List<String> args)
+            throws IOException {
+        ProcessBuilder builder =
+                builder(name, logDir, jvmOptions, classPath, environment, mainClass, args)
+                        .redirectInput(ProcessBuilder.Redirect.INHERIT)
+                        .redirectOutput(ProcessBuilder.Redirect.INHERIT);
+        return new ChildJvm(name, builder.start(), null, logDir.resolve(name + ".log"));
+    }
+
+    /**
+     * Starts every later child, but those on the terminal, in a session of its own ({@code
+     * setsid}), away from the terminal's process group: a Ctrl-C that a person types into a program
+     * on the terminal then reaches that program alone, not the servers under it.
+     */
+    public static void detachFromTerminal() {
+        detached = true;
+    }
+
+    private static ProcessBuilder builder(
+            String name,
+            Path logDir,
+            List<String> jvmOptions,
+            String classPath,
+            Map<String, String> environment,
+            String mainClass,
+            List<String> args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(inheritedJvmOptions());
@@ -110,7 +165,6 @@ public final class ChildJvm implements AutoCloseable {
         command.addAll(args);
 
         Files.createDirectories(logDir);
-        Path out = logDir.resolve(name + ".out");
         Path log = logDir.resolve(name + ".log");
         // the command line, without the long class path, heads the log for the record
         Files.writeString(
@@ -125,10 +179,9 @@ public final class ChildJvm implements AutoCloseable {
                 StandardCharsets.UTF_8);
         ProcessBuilder builder =
                 new ProcessBuilder(command)
-                        .redirectOutput(out.toFile())
                         .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().putAll(environment);
-        return new ChildJvm(name, builder.start(), out, log);
+        return builder;
     }
 
     /**
@@ -190,6 +243,11 @@ public final class ChildJvm implements AutoCloseable {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 ? process.exitValue()
                 : null;
+    }
+
+    /** Waits until the JVM exits and returns its exit code. */
+    public int waitForExit() throws InterruptedException {
+        return process.waitFor();
     }
 
     /** Kills the JVM with SIGKILL, as a crash would, and waits until it is gone. */
@@ -254,6 +312,9 @@ public final class ChildJvm implements AutoCloseable {
 
     /** What the JVM printed to standard output so far. */
     public List<String> output() throws IOException {
+        if (out == null) {
+            throw new IllegalStateException(name + " writes to the terminal");
+        }
         return Files.readAllLines(out, StandardCharsets.UTF_8);
     }
 

@@ -40,6 +40,8 @@ public final class FlinkSqlClient {
     /** A client JVM plans the statements and waits for synchronous ones: minutes at most. */
     private static final Duration TIMEOUT = Duration.ofMinutes(4);
 
+    private static final String SQL_CLIENT = "org.apache.flink.table.client.SqlClient";
+
     private static final Pattern JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
 
     private final Path dir;
@@ -90,14 +92,8 @@ public final class FlinkSqlClient {
                         List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
                         classPath,
                         Map.of("FLINK_CONF_DIR", confDir.toString()),
-                        "org.apache.flink.table.client.SqlClient",
-                        // the history file would go to the user's home directory
-                        List.of(
-                                "embedded",
-                                "-f",
-                                file.toString(),
-                                "-hist",
-                                dir.resolve("history").toString()));
+                        SQL_CLIENT,
+                        List.of("embedded", "-f", file.toString(), "-hist", history().toString()));
         Integer exitCode;
         try {
             exitCode = client.waitFor(TIMEOUT);
@@ -119,6 +115,30 @@ public final class FlinkSqlClient {
                             client.logTail(40)));
         }
         return output;
+    }
+
+    /**
+     * Starts the client on this JVM's terminal, for a person to type statements into, after it ran
+     * {@code initScript} (Flink's {@code -i}: statements that set up the session, such as {@code
+     * CREATE CATALOG}); returns the running client.
+     */
+    public ChildJvm startOnTerminal(String initScript) throws IOException {
+        String runName = String.format("sql-client-%02d-interactive", nextRun());
+        Path file = dir.resolve(runName + "-init.sql");
+        Files.writeString(file, initScript, StandardCharsets.UTF_8);
+        return ChildJvm.startOnTerminal(
+                runName,
+                logDir,
+                List.of("-Xmx512m", "-XX:+UseSerialGC"),
+                classPath,
+                Map.of("FLINK_CONF_DIR", confDir.toString()),
+                SQL_CLIENT,
+                List.of("embedded", "-i", file.toString(), "-hist", history().toString()));
+    }
+
+    /** The client's history file, which would otherwise go to the user's home directory. */
+    private Path history() {
+        return dir.resolve("history");
     }
 
     /** Numbers the runs, which a test may start from several threads. */

@@ -1,0 +1,150 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.local.shell;
+
+import io.lakestream.local.cluster.ChildJvm;
+import io.lakestream.local.cluster.FlinkProcessCluster;
+import io.lakestream.local.cluster.FlinkSqlClient;
+import io.lakestream.local.cluster.FlussProcessCluster;
+
+import org.apache.flink.util.FileUtils;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * An interactive lake-stream SQL shell on local clusters: starts a Fluss cluster (ZooKeeper, a
+ * coordinator, a tablet server) and a Flink session cluster (a JobManager, a TaskManager) as
+ * processes of this machine, creates a sample Paimon table, and runs Flink's SQL client on the
+ * terminal with the {@code paimon-lakestream} catalog in use and a banner of what to type. When the
+ * client exits, the clusters stop and their directory, with the warehouse, is deleted.
+ *
+ * <p>Run by {@code bin/lakestream-sql-shell}; see the README.
+ */
+public final class LakeStreamShell {
+
+    private final Path dir;
+    private final PrintStream out;
+    private final ShellProgress progress;
+
+    private LakeStreamShell(Path dir, PrintStream out) {
+        this.dir = dir;
+        this.out = out;
+        this.progress = new ShellProgress(out);
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0) {
+            System.err.println(
+                    "Usage: bin/lakestream-sql-shell (no arguments): starts local Fluss and Flink"
+                            + " clusters and Flink's SQL client on them; exiting the client stops"
+                            + " them.");
+            System.exit(args[0].equals("--help") || args[0].equals("-h") ? 0 : 2);
+        }
+        Path dir = Files.createTempDirectory("lakestream-shell-");
+        // before anything logs: the launcher's log goes to a file, off the client's terminal
+        System.setProperty("lakestream.shell.log", dir.resolve("shell.log").toString());
+        System.setProperty("log4j2.configurationFile", "log4j2-shell.properties");
+        System.exit(new LakeStreamShell(dir, System.out).run());
+    }
+
+    /** Runs the shell and returns the SQL client's exit code. */
+    private int run() throws Exception {
+        // the Ctrl-C that a person types into the client must not stop the clusters under it
+        ChildJvm.detachFromTerminal();
+        TerminalInterrupts.ignore();
+        FlussProcessCluster fluss = null;
+        FlinkProcessCluster flink = null;
+        try {
+            progress.start("Starting Fluss: ZooKeeper, a coordinator, a tablet server");
+            fluss = FlussProcessCluster.start(dir.resolve("fluss"));
+            progress.done(fluss.bootstrapServers());
+
+            progress.start("Starting Flink: a JobManager, a TaskManager");
+            // slots for a streaming INSERT, a streaming SELECT and batch queries at once
+            flink =
+                    FlinkProcessCluster.start(
+                            dir.resolve("flink"), 1, Map.of("taskmanager.numberOfTaskSlots", "4"));
+            progress.done(
+                    "http://" + flink.restAddress() + ":" + flink.restPort() + " (Flink's web UI)");
+
+            URI warehouse = dir.resolve("warehouse").toUri();
+            FlinkSqlClient sql = FlinkSqlClient.of(flink, dir.resolve("sql-client"));
+            progress.start(
+                    "Creating "
+                            + ShellScripts.TABLE
+                            + ", a Paimon table with "
+                            + ShellScripts.HISTORY_ROWS
+                            + " rows");
+            sql.run("sample-table", ShellScripts.sampleTable(warehouse, fluss.bootstrapServers()));
+            progress.done(warehouse.toString());
+
+            out.println();
+            out.println(banner(flink));
+            out.flush();
+            ChildJvm client =
+                    sql.startOnTerminal(ShellScripts.session(warehouse, fluss.bootstrapServers()));
+            int exitCode = client.waitForExit();
+            out.println();
+            return exitCode;
+        } finally {
+            progress.start("Stopping Flink and Fluss");
+            try {
+                stop(flink, fluss);
+            } finally {
+                FileUtils.deleteDirectoryQuietly(dir.toFile());
+            }
+            progress.done("removed " + dir);
+        }
+    }
+
+    private String banner(FlinkProcessCluster flink) {
+        return String.join(
+                System.lineSeparator(),
+                "Flink's SQL client starts below with the catalog 'lake' (type 'paimon-lakestream')"
+                        + " and its",
+                "database 'shop' in use. 'orders' is a Paimon table with "
+                        + ShellScripts.HISTORY_ROWS
+                        + " rows; 'order_events' a source of",
+                "new orders. Try, one statement at a time:",
+                "",
+                ShellScripts.tryThese(),
+                "",
+                "QUIT; (or Ctrl-D) leaves the client, stops Flink and Fluss and deletes " + dir,
+                "with the logs (" + flink.logDir() + " and fluss/logs there).",
+                "Docs: docs/index.md (concepts, SQL, procedures, deployment).",
+                "");
+    }
+
+    private static void stop(FlinkProcessCluster flink, FlussProcessCluster fluss)
+            throws Exception {
+        try {
+            if (flink != null) {
+                flink.close();
+            }
+        } finally {
+            if (fluss != null) {
+                fluss.close();
+            }
+        }
+    }
+}
