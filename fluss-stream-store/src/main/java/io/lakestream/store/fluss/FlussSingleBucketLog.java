@@ -89,8 +89,7 @@ final class FlussSingleBucketLog implements AutoCloseable {
                         .comment(comment)
                         .customProperties(properties)
                         .build();
-        calls.awaitRetrying(
-                () -> admin.createTable(path, descriptor, true), "create table " + path);
+        FlussTableCreation.create(admin, calls, path, descriptor);
     }
 
     TablePath path() {

@@ -215,8 +215,7 @@ public final class FlussStreamStore implements StreamStore {
         calls.await(
                 admin().createDatabase(path.getDatabaseName(), DatabaseDescriptor.EMPTY, true),
                 "create database " + path.getDatabaseName());
-        calls.awaitRetrying(
-                () -> admin().createTable(path, layout.descriptor(), true), "create table " + path);
+        FlussTableCreation.create(admin(), calls, path, layout.descriptor());
         // the stream table first: a foreign one is refused before anything else is created
         TableInfo info = describe(path);
         checkNotForeign(spec, info, false);

@@ -80,10 +80,15 @@ public final class LakeStreamShell {
             progress.done(fluss.bootstrapServers());
 
             progress.start("Starting Flink: a JobManager, a TaskManager");
-            // slots for a streaming INSERT, a streaming SELECT and batch queries at once
+            // slots, and memory, for a streaming INSERT, a streaming SELECT and batch queries at
+            // once
             flink =
                     FlinkProcessCluster.start(
-                            dir.resolve("flink"), 1, Map.of("taskmanager.numberOfTaskSlots", "4"));
+                            dir.resolve("flink"),
+                            1,
+                            Map.of(
+                                    "taskmanager.numberOfTaskSlots", "4",
+                                    "taskmanager.memory.process.size", "1536m"));
             progress.done(
                     "http://" + flink.restAddress() + ":" + flink.restPort() + " (Flink's web UI)");
 

@@ -77,9 +77,10 @@ final class ShellScripts {
     }
 
     /**
-     * The person's session: the catalog and database in use, and {@code order_events}, an endless
-     * source of new orders (20 a second, ids from {@value #HISTORY_ROWS} + 1) for a streaming
-     * {@code INSERT}.
+     * The person's session: the catalog and database in use, and {@code order_events}, a source of
+     * new orders (20 a second, ids from {@value #HISTORY_ROWS} + 1, for almost three hours) for a
+     * streaming {@code INSERT}. Flink's datagen holds every id of a sequence in memory up front, so
+     * the sequence is kept short.
      */
     static String session(URI warehouse, String bootstrapServers) {
         return catalog(warehouse, bootstrapServers)
@@ -93,10 +94,10 @@ final class ShellScripts {
                                 + "  'rows-per-second' = '20',%n"
                                 + "  'fields.order_id.kind' = 'sequence',%n"
                                 + "  'fields.order_id.start' = '%d',%n"
-                                + "  'fields.order_id.end' = '100000000',%n"
+                                + "  'fields.order_id.end' = '%d',%n"
                                 + "  'fields.amount.min' = '1',%n"
                                 + "  'fields.amount.max' = '100');%n",
-                        HISTORY_ROWS + 1);
+                        HISTORY_ROWS + 1, HISTORY_ROWS + 200_000);
     }
 
     /** The statements the banner suggests, one step after another, each with what it does. */

@@ -1,0 +1,201 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.local.shell;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code bin/lakestream-sql-shell} as a person uses it: it starts, takes the banner's statements
+ * one by one from its standard input and prints their results, shrugs off a Ctrl-C that stops a
+ * streaming query, and on {@code QUIT} stops every process it started and deletes its directory.
+ */
+class LakeStreamShellITCase {
+
+    private static final Duration STARTUP = Duration.ofMinutes(4);
+    private static final Duration STATEMENT = Duration.ofMinutes(2);
+    private static final Pattern WORK_DIR = Pattern.compile("deletes (/\\S+lakestream-shell-\\d+)");
+    private static final Pattern NUMBER_CELL = Pattern.compile("\\|\\s+(\\d+)\\s+\\|");
+
+    @Test
+    void runsTheBannersStatementsAndLeavesNothingBehind() throws Exception {
+        Path script =
+                Paths.get(System.getProperty("basedir", "."))
+                        .toAbsolutePath()
+                        .getParent()
+                        .resolve("bin")
+                        .resolve("lakestream-sql-shell");
+        Process process =
+                new ProcessBuilder("bash", script.toString()).redirectErrorStream(true).start();
+        try (ShellSession shell = new ShellSession(process)) {
+            try {
+                runBanner(shell, process);
+            } finally {
+                // what a person would have seen, for a failure's diagnosis
+                Files.writeString(
+                        Paths.get(System.getProperty("basedir", "."), "target", "shell-it.out"),
+                        shell.output());
+            }
+        }
+    }
+
+    private static void runBanner(ShellSession shell, Process process) throws Exception {
+        String startup = shell.await(0, "Command history file path", STARTUP);
+        assertThat(startup)
+                .contains("Starting Fluss", "Starting Flink", "Creating shop.orders")
+                .contains(ShellScripts.tryThese())
+                .doesNotContain("Exception", "ERROR");
+        Matcher workDir = WORK_DIR.matcher(startup);
+        assertThat(workDir.find()).as("the banner names the shell's directory").isTrue();
+        Path dir = Paths.get(workDir.group(1));
+        assertThat(dir).isDirectory();
+
+        List<String> statements = statements();
+        String streamingQuery = statements.remove(statements.size() - 1);
+        for (String statement : statements) {
+            String answer = shell.await(shell.type(statement), answerOf(statement), STATEMENT);
+            assertThat(answer).as(statement).doesNotContain("[ERROR]");
+            if (statement.startsWith("CALL")) {
+                // a table with the procedure's column names
+                assertThat(answer)
+                        .contains("committed_offset", "readable_offset", "uncommitted_records");
+            }
+            if (statement.contains("AS committed_rows")) {
+                assertThat(number(answer)).isEqualTo(ShellScripts.HISTORY_ROWS);
+            }
+            // the streaming INSERT runs: a lake-stream read sees its rows before any commit
+            for (int i = 0; statement.contains("AS all_rows") && i < 20; i++) {
+                if (number(answer) > ShellScripts.HISTORY_ROWS) {
+                    break;
+                }
+                answer = shell.await(shell.type(statement), "in set", STATEMENT);
+            }
+            if (statement.contains("AS all_rows")) {
+                assertThat(number(answer)).isGreaterThan(ShellScripts.HISTORY_ROWS);
+            }
+        }
+
+        // a streaming query prints new orders until Ctrl-C, which stops the query alone
+        shell.await(shell.type(streamingQuery), "| +I |", STATEMENT);
+        int beforeCtrlC = shell.mark();
+        interruptForegroundGroup(process);
+        shell.await(beforeCtrlC, "Flink SQL>", STATEMENT);
+        shell.await(
+                shell.type("SET 'execution.runtime-mode' = 'batch'"),
+                "statement succeeded",
+                STATEMENT);
+        String stillThere =
+                shell.await(
+                        shell.type("SELECT COUNT(*) AS after_ctrl_c FROM orders"),
+                        "in set",
+                        STATEMENT);
+        assertThat(number(stillThere)).isGreaterThan(ShellScripts.HISTORY_ROWS);
+
+        int beforeQuit = shell.type("QUIT");
+        String quit = shell.await(beforeQuit, "removed " + dir, STATEMENT);
+        assertThat(quit).contains("Stopping Flink and Fluss");
+        assertThat(process.waitFor()).isZero();
+        assertThat(dir).doesNotExist();
+        assertThat(processesOf(dir)).isEmpty();
+    }
+
+    /** The banner's statements, in its order. */
+    private static List<String> statements() {
+        String code =
+                ShellScripts.tryThese()
+                        .lines()
+                        .filter(line -> !line.startsWith("--"))
+                        .collect(Collectors.joining(" "));
+        List<String> statements = new ArrayList<>();
+        for (String statement : code.split(";")) {
+            if (!statement.isBlank()) {
+                statements.add(statement.trim());
+            }
+        }
+        return statements;
+    }
+
+    /** What the client prints once {@code statement} is done. */
+    private static String answerOf(String statement) {
+        if (statement.startsWith("INSERT")) {
+            return "Job ID:";
+        }
+        if (statement.startsWith("SELECT") || statement.startsWith("CALL")) {
+            return "in set";
+        }
+        return "[INFO] Execute statement succeeded.";
+    }
+
+    private static long number(String answer) {
+        Matcher cell = NUMBER_CELL.matcher(answer);
+        assertThat(cell.find()).as("a number in %s", answer).isTrue();
+        return Long.parseLong(cell.group(1));
+    }
+
+    /**
+     * Sends SIGINT to the shell's launcher and its SQL client, as a terminal does to its foreground
+     * process group on Ctrl-C (the servers run in sessions of their own).
+     */
+    private static void interruptForegroundGroup(Process shell) throws Exception {
+        List<String> pids = new ArrayList<>();
+        pids.add(String.valueOf(shell.pid()));
+        shell.descendants()
+                .filter(p -> commandLine(p).contains("org.apache.flink.table.client.SqlClient"))
+                .forEach(p -> pids.add(String.valueOf(p.pid())));
+        assertThat(pids).hasSize(2);
+        List<String> command = new ArrayList<>(List.of("kill", "-INT"));
+        command.addAll(pids);
+        assertThat(new ProcessBuilder(command).inheritIO().start().waitFor()).isZero();
+    }
+
+    private static List<String> processesOf(Path dir) {
+        return ProcessHandle.allProcesses()
+                .map(LakeStreamShellITCase::commandLine)
+                .filter(commandLine -> commandLine.contains(dir.toString()))
+                .collect(Collectors.toList());
+    }
+
+    /**
+     * The whole command line of a process, from {@code /proc} ({@code ProcessHandle.Info} cuts a
+     * long one off, and the class paths here are long); empty once the process is gone.
+     */
+    private static String commandLine(ProcessHandle process) {
+        try {
+            byte[] raw =
+                    Files.readAllBytes(
+                            Paths.get("/proc", String.valueOf(process.pid()), "cmdline"));
+            return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ');
+        } catch (IOException gone) {
+            return "";
+        }
+    }
+}
