@@ -30,6 +30,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An interactive lake-stream SQL shell on local clusters: starts a Fluss cluster (ZooKeeper, a
@@ -71,7 +72,9 @@ public final class LakeStreamShell {
     private int run() throws Exception {
         // the Ctrl-C that a person types into the client must not stop the clusters under it
         ChildJvm.detachFromTerminal();
-        TerminalInterrupts.ignore();
+        // a Ctrl-C before the client runs stops the shell: what it started goes with it
+        Thread cleanUp = new Thread(this::killAndDelete, "lakestream-shell-clean-up");
+        Runtime.getRuntime().addShutdownHook(cleanUp);
         FlussProcessCluster fluss = null;
         FlinkProcessCluster flink = null;
         try {
@@ -119,7 +122,30 @@ public final class LakeStreamShell {
                 FileUtils.deleteDirectoryQuietly(dir.toFile());
             }
             progress.done("removed " + dir);
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
         }
+    }
+
+    /**
+     * On a Ctrl-C or SIGTERM before the client runs: kills every process the shell started, waits
+     * until they are gone, and deletes the shell's directory.
+     */
+    private void killAndDelete() {
+        ProcessHandle.current()
+                .descendants()
+                .forEach(
+                        process -> {
+                            process.destroyForcibly();
+                            try {
+                                process.onExit().get(10, TimeUnit.SECONDS);
+                            } catch (Exception stillThere) {
+                                // deleting the directory below is best effort then
+                            }
+                        });
+        FileUtils.deleteDirectoryQuietly(dir.toFile());
+        out.println();
+        out.println("Stopped; removed " + dir);
+        out.flush();
     }
 
     private String banner(FlinkProcessCluster flink) {

@@ -118,7 +118,9 @@ final class ShellScripts {
                         + " /*+ OPTIONS('lake-stream.read.lake-only' = 'true') */;",
                 "-- 4. Where each bucket's records are: committed, readable, uncommitted.",
                 "CALL lake.sys.lake_stream_status(`table` => '" + TABLE + "');",
-                "-- 5. A streaming query: new orders as they arrive (Ctrl-C stops it).",
+                "-- 5. A streaming query: new orders as they arrive (Ctrl-C stops it). Without",
+                "--    checkpoints: with them, Flink's client shows rows only once checkpointed.",
+                "RESET 'execution.checkpointing.interval';",
                 "SET 'execution.runtime-mode' = 'streaming';",
                 "SELECT * FROM orders WHERE order_id > " + HISTORY_ROWS + ";");
     }

@@ -84,14 +84,24 @@ final class ShellSession implements AutoCloseable {
 
     /**
      * Waits until {@code text} is printed after {@code mark} and returns the output from the mark
-     * to the end of that text's line or the output.
+     * on.
      */
     String await(int mark, String text, Duration timeout) throws InterruptedException {
+        return await(mark, text, 1, timeout);
+    }
+
+    /** Waits until {@code text} is printed {@code times} times after {@code mark}; see above. */
+    String await(int mark, String text, int times, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             String all = output();
-            int at = all.indexOf(text, mark);
-            if (at >= 0) {
+            int found = 0;
+            for (int at = all.indexOf(text, mark);
+                    at >= 0 && found < times;
+                    at = all.indexOf(text, at + 1)) {
+                found++;
+            }
+            if (found == times) {
                 return all.substring(mark);
             }
             if (!process.isAlive() && !pump.isAlive()) {
