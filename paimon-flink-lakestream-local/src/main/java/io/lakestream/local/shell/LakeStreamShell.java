@@ -111,6 +111,9 @@ public final class LakeStreamShell {
             out.flush();
             ChildJvm client =
                     sql.startOnTerminal(ShellScripts.session(warehouse, fluss.bootstrapServers()));
+            // only now: a child started while this JVM ignores SIGINT would ignore it too, and
+            // the client could not cancel a query on Ctrl-C
+            TerminalInterrupts.ignore();
             int exitCode = client.waitForExit();
             out.println();
             return exitCode;
