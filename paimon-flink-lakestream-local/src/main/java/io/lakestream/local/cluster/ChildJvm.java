@@ -21,6 +21,8 @@ package io.lakestream.local.cluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -308,6 +310,59 @@ public final class ChildJvm implements AutoCloseable {
         if (error != null) {
             throw error;
         }
+    }
+
+    /**
+     * Stops {@code stages} one after the other, the processes of each together (see {@link
+     * #stopAll}), so that no process waits on one of a later stage that is already gone. Every
+     * stage is stopped even if stopping one fails; the first failure is thrown with the others
+     * suppressed.
+     */
+    public static void stopInStages(List<List<ChildJvm>> stages, Duration grace) throws Exception {
+        Exception error = null;
+        for (List<ChildJvm> stage : stages) {
+            try {
+                stopAll(stage, grace);
+            } catch (Exception e) {
+                if (error == null) {
+                    error = e;
+                } else {
+                    error.addSuppressed(e);
+                }
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    /** Fails with the end of the JVM's log when it is no longer running. */
+    public void checkAlive() {
+        if (!process.isAlive()) {
+            throw new IllegalStateException(
+                    String.format("%s exited unexpectedly:%n%s", this, logTail(30)));
+        }
+    }
+
+    /**
+     * Waits up to {@code timeout} until the JVM accepts connections on {@code port} of the loopback
+     * address; fails at once when the JVM exits.
+     */
+    public void awaitListening(int port, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            checkAlive();
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(LocalPorts.HOST, port), 500);
+                return;
+            } catch (IOException notYet) {
+                Thread.sleep(200);
+            }
+        }
+        throw new IllegalStateException(
+                String.format(
+                        "%s did not listen on port %d within %s:%n%s",
+                        this, port, timeout, logTail(30)));
     }
 
     /** What the JVM printed to standard output so far. */

@@ -22,8 +22,6 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -55,7 +53,7 @@ import java.util.Set;
  */
 public final class FlinkProcessCluster implements AutoCloseable {
 
-    private static final String HOST = "127.0.0.1";
+    private static final String HOST = LocalPorts.HOST;
 
     /** Generous for two busy cores; an idle machine starts the cluster in about ten seconds. */
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
@@ -86,7 +84,7 @@ public final class FlinkProcessCluster implements AutoCloseable {
         this.confDir = dir.resolve("conf");
         this.logDir = dir.resolve("logs");
         this.classPath = FlinkDistribution.lib();
-        this.restPort = freePort();
+        this.restPort = LocalPorts.free();
     }
 
     /**
@@ -136,12 +134,12 @@ public final class FlinkProcessCluster implements AutoCloseable {
     private void writeConfig(Map<String, String> extraConfig) throws IOException {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("jobmanager.rpc.address", HOST);
-        config.put("jobmanager.rpc.port", String.valueOf(freePort()));
+        config.put("jobmanager.rpc.port", String.valueOf(LocalPorts.free()));
         config.put("jobmanager.bind-host", HOST);
         config.put("rest.address", HOST);
         config.put("rest.bind-address", HOST);
         config.put("rest.port", String.valueOf(restPort));
-        config.put("blob.server.port", String.valueOf(freePort()));
+        config.put("blob.server.port", String.valueOf(LocalPorts.free()));
         // TaskManagers pick their own ports (the default 0): several run on one host
         config.put("taskmanager.host", HOST);
         config.put("taskmanager.bind-host", HOST);
@@ -223,7 +221,7 @@ public final class FlinkProcessCluster implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         Object last = null;
         while (System.nanoTime() < deadline) {
-            checkAlive(jobManager);
+            jobManager.checkAlive();
             try {
                 rest("/jobs/" + jobId);
                 return;
@@ -299,9 +297,9 @@ public final class FlinkProcessCluster implements AutoCloseable {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         Object last = null;
         while (System.nanoTime() < deadline) {
-            checkAlive(jobManager);
+            jobManager.checkAlive();
             for (String id : ids) {
-                checkAlive(taskManagers.get(id));
+                taskManagers.get(id).checkAlive();
             }
             try {
                 Set<String> registered = new HashSet<>();
@@ -596,19 +594,6 @@ public final class FlinkProcessCluster implements AutoCloseable {
         return process;
     }
 
-    private static void checkAlive(ChildJvm process) {
-        if (!process.isAlive()) {
-            throw new IllegalStateException(
-                    String.format("%s exited unexpectedly:%n%s", process, process.logTail(30)));
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        }
-    }
-
     /**
      * Stops the TaskManagers, then the JobManager (SIGTERM, then SIGKILL after a grace period), so
      * that no TaskManager waits for a JobManager already gone.
@@ -617,24 +602,8 @@ public final class FlinkProcessCluster implements AutoCloseable {
     public void close() throws Exception {
         List<ChildJvm> taskManagers = new ArrayList<>(processes);
         taskManagers.remove(jobManager);
-        Exception error = null;
-        try {
-            ChildJvm.stopAll(taskManagers, STOP_GRACE);
-        } catch (Exception e) {
-            error = e;
-        }
-        try {
-            ChildJvm.stopAll(Collections.singletonList(jobManager), STOP_GRACE);
-        } catch (Exception e) {
-            if (error == null) {
-                error = e;
-            } else {
-                error.addSuppressed(e);
-            }
-        }
-        if (error != null) {
-            throw error;
-        }
+        ChildJvm.stopInStages(
+                List.of(taskManagers, Collections.singletonList(jobManager)), STOP_GRACE);
     }
 
     @Override

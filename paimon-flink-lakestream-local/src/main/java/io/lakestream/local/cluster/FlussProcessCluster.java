@@ -29,10 +29,6 @@ import org.apache.fluss.config.Configuration;
 import org.apache.fluss.metadata.TablePath;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class FlussProcessCluster implements AutoCloseable {
 
-    private static final String HOST = "127.0.0.1";
+    private static final String HOST = LocalPorts.HOST;
 
     /** Generous for two busy cores; an idle machine starts the cluster in about ten seconds. */
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
@@ -90,11 +86,11 @@ public final class FlussProcessCluster implements AutoCloseable {
             throws IOException {
         this.dir = dir;
         this.logDir = dir.resolve("logs");
-        this.zooKeeperPort = freePort();
-        this.coordinatorPort = freePort();
+        this.zooKeeperPort = LocalPorts.free();
+        this.coordinatorPort = LocalPorts.free();
         this.tabletServerPorts = new int[numTabletServers];
         for (int id = 0; id < numTabletServers; id++) {
-            tabletServerPorts[id] = freePort();
+            tabletServerPorts[id] = LocalPorts.free();
         }
         this.tabletServers = new ChildJvm[numTabletServers];
         this.tabletServerStarts = new int[numTabletServers];
@@ -158,7 +154,7 @@ public final class FlussProcessCluster implements AutoCloseable {
                         serverJvmOptions(),
                         "org.apache.fluss.server.coordinator.CoordinatorServer",
                         List.of("--configDir", confDir.toString()));
-        awaitPort(coordinator, coordinatorPort);
+        coordinator.awaitListening(coordinatorPort, STARTUP_TIMEOUT);
     }
 
     /** Starts tablet server 0, on the data directory and port of any previous one. */
@@ -389,35 +385,9 @@ public final class FlussProcessCluster implements AutoCloseable {
         Files.write(file, Arrays.asList(lines), StandardCharsets.UTF_8);
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private void awaitPort(ChildJvm process, int port) throws InterruptedException {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            checkAlive(process);
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(HOST, port), 500);
-                return;
-            } catch (IOException notYet) {
-                Thread.sleep(200);
-            }
-        }
-        throw new IllegalStateException(
-                String.format(
-                        "%s did not listen on port %d within %s:%n%s",
-                        process, port, STARTUP_TIMEOUT, process.logTail(30)));
-    }
-
     private static void checkAlive(ChildJvm... processes) {
         for (ChildJvm process : processes) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(
-                        String.format("%s exited unexpectedly:%n%s", process, process.logTail(30)));
-            }
+            process.checkAlive();
         }
     }
 
@@ -437,19 +407,18 @@ public final class FlussProcessCluster implements AutoCloseable {
             }
         }
         // the tablet servers together, then the coordinator, then ZooKeeper
-        for (List<ChildJvm> stage :
-                List.of(
-                        Arrays.asList(tabletServers),
-                        Collections.singletonList(coordinator),
-                        Collections.singletonList(zooKeeper))) {
-            try {
-                ChildJvm.stopAll(stage, STOP_GRACE);
-            } catch (Exception e) {
-                if (error == null) {
-                    error = e;
-                } else {
-                    error.addSuppressed(e);
-                }
+        try {
+            ChildJvm.stopInStages(
+                    List.of(
+                            Arrays.asList(tabletServers),
+                            Collections.singletonList(coordinator),
+                            Collections.singletonList(zooKeeper)),
+                    STOP_GRACE);
+        } catch (Exception e) {
+            if (error == null) {
+                error = e;
+            } else {
+                error.addSuppressed(e);
             }
         }
         if (error != null) {

@@ -18,11 +18,6 @@
 
 package io.lakestream.local.cluster;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +32,7 @@ import java.util.List;
  */
 public final class ZooKeeperProcess implements AutoCloseable {
 
-    private static final String HOST = "127.0.0.1";
+    private static final String HOST = LocalPorts.HOST;
 
     /**
      * ZooKeeper's tick (ms). Short, because the registration of a killed server lives until its
@@ -62,7 +57,7 @@ public final class ZooKeeperProcess implements AutoCloseable {
      * named {@code name}, in {@code logDir}; returns once it accepts connections.
      */
     public static ZooKeeperProcess start(Path dir, Path logDir, String name) throws Exception {
-        return start(dir, logDir, name, freePort());
+        return start(dir, logDir, name, LocalPorts.free());
     }
 
     /** Starts ZooKeeper on {@code port}; see {@link #start(Path, Path, String)}. */
@@ -89,32 +84,12 @@ public final class ZooKeeperProcess implements AutoCloseable {
                         List.of(zooCfg.toString()));
         ZooKeeperProcess zooKeeper = new ZooKeeperProcess(process, port);
         try {
-            zooKeeper.awaitListening();
+            process.awaitListening(port, STARTUP_TIMEOUT);
         } catch (Throwable t) {
             process.stop(Duration.ZERO);
             throw t;
         }
         return zooKeeper;
-    }
-
-    private void awaitListening() throws InterruptedException {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(
-                        String.format("%s exited unexpectedly:%n%s", process, process.logTail(30)));
-            }
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(HOST, port), 500);
-                return;
-            } catch (IOException notYet) {
-                Thread.sleep(200);
-            }
-        }
-        throw new IllegalStateException(
-                String.format(
-                        "%s did not listen on port %d within %s:%n%s",
-                        process, port, STARTUP_TIMEOUT, process.logTail(30)));
     }
 
     /** The ZooKeeper connect string of this server, {@code host:port}. */
@@ -124,12 +99,6 @@ public final class ZooKeeperProcess implements AutoCloseable {
 
     public ChildJvm process() {
         return process;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        }
     }
 
     /** Stops the server: SIGTERM, and SIGKILL if it has not exited after a grace period. */
