@@ -29,7 +29,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -204,9 +203,14 @@ public final class ChildJvm implements AutoCloseable {
             }
         }
         Path copy = logDir.resolve(LOG_CONFIG);
-        Files.createDirectories(logDir);
-        try (InputStream in = resource.openStream()) {
-            Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+        // one copy per directory, written once: children are started from several threads
+        synchronized (ChildJvm.class) {
+            if (!Files.exists(copy)) {
+                Files.createDirectories(logDir);
+                try (InputStream in = resource.openStream()) {
+                    Files.copy(in, copy);
+                }
+            }
         }
         return copy.toString();
     }
