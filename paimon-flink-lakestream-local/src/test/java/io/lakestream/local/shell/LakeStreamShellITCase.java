@@ -18,9 +18,16 @@
 
 package io.lakestream.local.shell;
 
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +52,9 @@ class LakeStreamShellITCase {
     private static final Duration STARTUP = Duration.ofMinutes(4);
     private static final Duration STATEMENT = Duration.ofMinutes(2);
     private static final Pattern WORK_DIR = Pattern.compile("deletes (/\\S+lakestream-shell-\\d+)");
+    private static final Pattern JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
+    private static final Pattern WEB_UI =
+            Pattern.compile("(http://127\\.0\\.0\\.1:\\d+) \\(Flink's web UI\\)");
     private static final Pattern NUMBER_CELL = Pattern.compile("\\|\\s+(\\d+)\\s+\\|");
 
     @Test
@@ -109,26 +119,61 @@ class LakeStreamShellITCase {
         int beforeQuery = shell.type(streamingQuery);
         shell.await(beforeQuery, "| +I |", 3, STATEMENT);
 
-        // the client ends (here by SIGTERM, as when its terminal window is closed): the shell
-        // stops Flink and Fluss and deletes its directory
-        sqlClientOf(process).destroy();
-        shell.await(beforeQuery, "removed " + dir, STATEMENT);
+        // cancelled in Flink's web UI (a client without a terminal cannot take a Ctrl-C), the
+        // query ends and the client takes statements again; QUIT stops everything
+        int beforeCancel = shell.mark();
+        cancelQueries(startup, insertJobId(shell.output()));
+        shell.await(beforeCancel, "Flink SQL>", STATEMENT);
+        shell.await(shell.type("QUIT"), "removed " + dir, STATEMENT);
         assertThat(process.waitFor(1, TimeUnit.MINUTES)).isTrue();
+        assertThat(process.exitValue()).isZero();
         assertThat(dir).doesNotExist();
         assertThat(processesOf(dir)).isEmpty();
     }
 
-    private static ProcessHandle sqlClientOf(Process shell) {
-        List<ProcessHandle> clients =
-                shell.descendants()
-                        .filter(
-                                p ->
-                                        commandLine(p)
-                                                .contains(
-                                                        "org.apache.flink.table.client.SqlClient"))
-                        .collect(Collectors.toList());
-        assertThat(clients).hasSize(1);
-        return clients.get(0);
+    private static String insertJobId(String output) {
+        Matcher jobId = JOB_ID.matcher(output);
+        assertThat(jobId.find()).as("the INSERT's job id").isTrue();
+        return jobId.group(1);
+    }
+
+    /** Cancels every running job but {@code insertJobId} through Flink's REST API. */
+    private static void cancelQueries(String startup, String insertJobId) throws Exception {
+        Matcher webUi = WEB_UI.matcher(startup);
+        assertThat(webUi.find()).as("the banner names Flink's web UI").isTrue();
+        HttpClient http = HttpClient.newHttpClient();
+        JsonNode jobs =
+                new ObjectMapper()
+                        .readTree(
+                                http.send(
+                                                HttpRequest.newBuilder(
+                                                                URI.create(
+                                                                        webUi.group(1)
+                                                                                + "/jobs/overview"))
+                                                        .build(),
+                                                HttpResponse.BodyHandlers.ofString())
+                                        .body())
+                        .get("jobs");
+        int cancelled = 0;
+        for (JsonNode job : jobs) {
+            String id = job.get("jid").asText();
+            if (!id.equals(insertJobId) && job.get("state").asText().equals("RUNNING")) {
+                HttpResponse<String> response =
+                        http.send(
+                                HttpRequest.newBuilder(
+                                                URI.create(
+                                                        webUi.group(1)
+                                                                + "/jobs/"
+                                                                + id
+                                                                + "?mode=cancel"))
+                                        .method("PATCH", HttpRequest.BodyPublishers.noBody())
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+                cancelled++;
+            }
+        }
+        assertThat(cancelled).as("the streaming query's job").isEqualTo(1);
     }
 
     /** The banner's statements, in its order. */
