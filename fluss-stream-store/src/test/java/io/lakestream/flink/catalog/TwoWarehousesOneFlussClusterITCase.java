@@ -218,14 +218,21 @@ class TwoWarehousesOneFlussClusterITCase {
                         + "'connector' = 'datagen', 'rows-per-second' = '50', "
                         + "'fields.id.kind' = 'sequence', 'fields.id.start' = '100', "
                         + "'fields.id.end' = '100000')");
+        // the job keeps writing while the tables are read: the store's records past the last
+        // commit are read only while a job holds the table's writer lease
         TableResult insert = writer.executeSql("INSERT INTO wh2.db.orders SELECT * FROM gen");
         try {
             Await.until(
                     () -> count(tEnv, "wh2.db.orders") > 2,
                     "the second table's union read sees records Paimon has not committed");
+            assertReadsStayApartWhileOneIsDropped(tEnv);
         } finally {
             insert.getJobClient().orElseThrow().cancel().get();
         }
+        tEnv.executeSql("DROP TABLE wh2.db.orders");
+    }
+
+    private void assertReadsStayApartWhileOneIsDropped(TableEnvironment tEnv) throws Exception {
         long[] before = counts(tEnv);
         assertThat(before[0])
                 .as("the first table reads none of the second's records")
@@ -253,8 +260,7 @@ class TwoWarehousesOneFlussClusterITCase {
         }
         assertThat(count(tEnv, "wh2.db.orders"))
                 .as("the second table still reads its fresh records from the store")
-                .isEqualTo(before[2]);
-        tEnv.executeSql("DROP TABLE wh2.db.orders");
+                .isGreaterThanOrEqualTo(before[2]);
     }
 
     /**

@@ -210,6 +210,46 @@ class LakeStreamSinkRescaleITCase {
         }
     }
 
+    /**
+     * A job is restored from a savepoint after a later restore of the same savepoint ran to its end
+     * and committed past it, as an operator does who goes back to last week's savepoint after a bad
+     * deployment. The second restore writes the rows after the savepoint again (Paimon then holds
+     * them twice, as with Paimon's own sink), and must not fence what the later snapshots
+     * committed: a writer never fences below the tiered offset of the table's latest snapshot.
+     * Every snapshot still holds exactly the store's unfenced records below its offsets, so reads
+     * that start below those records (from an early snapshot, or lagging behind) return them.
+     */
+    @Test
+    void aRestoreFromAnOlderSavepointFencesNothingThatLaterSnapshotsCommitted() throws Exception {
+        Identifier identifier = Identifier.create(DATABASE, "append_older_savepoint");
+        FileStoreTable table = createTable(identifier, false);
+        StreamTable streamTable = tables.store.get(StreamTableSpec.of(identifier, table));
+
+        LakeStreamSink sink = SinkTestTables.sink(table);
+        String savepoint = runAndStopWithSavepoint(identifier, sink, 2);
+        StreamOffsets atSavepoint = offsetsOf(identifier, latestSnapshotId(identifier));
+        awaitFinished(start(sink, 2, ROWS_PER_SECOND, 200, savepoint, "first restore"));
+        StreamOffsets committed = offsetsOf(identifier, latestSnapshotId(identifier));
+        assertThat(total(committed))
+                .as("the first restore committed past the savepoint")
+                .isGreaterThan(total(atSavepoint));
+
+        awaitFinished(start(sink, 2, ROWS_PER_SECOND, 200, savepoint, "older savepoint"));
+
+        AbortedRanges fences = tables.verify.fences(streamTable);
+        for (PartitionBucket pb : allPartitionBuckets()) {
+            assertThat(fences.countAborted(pb, 0, committed.offsetOr(pb, 0L)))
+                    .as("committed records of %s fenced", pb)
+                    .isZero();
+        }
+        assertOffsetsNeverGoBack(identifier);
+        tables.verify.assertEverySnapshotHoldsTheStoreBelowItsOffsets(
+                (FileStoreTable) tables.catalog.getTable(identifier));
+        assertThat(SinkVerification.readPaimon(table, latestSnapshotId(identifier)))
+                .as("Paimon holds the rows after the savepoint twice")
+                .hasSize((int) (2 * ROWS - total(atSavepoint)));
+    }
+
     // ------------------------------------------------------------------------------------------
     // jobs
     // ------------------------------------------------------------------------------------------

@@ -108,7 +108,8 @@ class ZombieWriterITCase {
 
             // the new attempt restores offset 10, fences what followed and writes 5 records
             fences.record(new AbortedRange(BUCKET, 10, 15));
-            SealedSegmentTracker tracker = new SealedSegmentTracker(table, Map.of(BUCKET, 15L));
+            SealedSegmentTracker tracker =
+                    new SealedSegmentTracker(table, Map.of(BUCKET, 15L), Map.of(BUCKET, 10L));
             for (int i = 0; i < 5; i++) {
                 tracker.recordWritten(BinaryRow.EMPTY_ROW, 0);
             }

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.offsets.StreamOffsetsSerializer;
 
 import org.apache.paimon.flink.sink.Committable;
@@ -36,8 +37,9 @@ import java.util.Arrays;
  * serializer, and {@link SealedSegment}s (wrapped as {@code FILE} committables, told apart by their
  * type) with the offsets serializer.
  *
- * <p>Version 1: {@code byte tag}; tag 0: {@code int paimonVersion, Paimon's bytes}; tag 1: {@code
- * long checkpointId, int subtask, offsets bytes}.
+ * <p>Version 2: {@code byte tag}; tag 0: {@code int paimonVersion, Paimon's bytes}; tag 1: {@code
+ * long checkpointId, int subtask, int startLength, start offsets bytes, end offsets bytes}. Version
+ * 1 (read for checkpoints that hold committables in flight) had no start offsets.
  */
 @Internal
 public final class LakeStreamCommittableSerializer
@@ -51,18 +53,21 @@ public final class LakeStreamCommittableSerializer
 
     @Override
     public int getVersion() {
-        return 1;
+        return 2;
     }
 
     @Override
     public byte[] serialize(Committable committable) throws IOException {
         if (committable.wrappedCommittable() instanceof SealedSegment) {
             SealedSegment segment = (SealedSegment) committable.wrappedCommittable();
+            byte[] starts = StreamOffsetsSerializer.serialize(segment.startOffsets());
             byte[] offsets = StreamOffsetsSerializer.serialize(segment.endOffsets());
-            return ByteBuffer.allocate(1 + 8 + 4 + offsets.length)
+            return ByteBuffer.allocate(1 + 8 + 4 + 4 + starts.length + offsets.length)
                     .put(SEALED_SEGMENT)
                     .putLong(committable.checkpointId())
                     .putInt(segment.subtask())
+                    .putInt(starts.length)
+                    .put(starts)
                     .put(offsets)
                     .array();
         }
@@ -76,22 +81,29 @@ public final class LakeStreamCommittableSerializer
 
     @Override
     public Committable deserialize(int version, byte[] serialized) throws IOException {
-        if (version != 1) {
+        if (version != 1 && version != 2) {
             throw new IOException(
                     "Lake-stream committables are serialized with version "
                             + version
-                            + ", while this reader only supports version 1.");
+                            + ", while this reader only supports versions 1 and 2.");
         }
         ByteBuffer buffer = ByteBuffer.wrap(serialized);
         byte tag = buffer.get();
         if (tag == SEALED_SEGMENT) {
             long checkpointId = buffer.getLong();
             int subtask = buffer.getInt();
+            StreamOffsets starts = StreamOffsets.empty();
+            if (version >= 2) {
+                byte[] startBytes = new byte[buffer.getInt()];
+                buffer.get(startBytes);
+                starts = StreamOffsetsSerializer.deserialize(startBytes);
+            }
             byte[] offsets = Arrays.copyOfRange(serialized, buffer.position(), serialized.length);
             return new Committable(
                     checkpointId,
                     Committable.Kind.FILE,
-                    new SealedSegment(subtask, StreamOffsetsSerializer.deserialize(offsets)));
+                    new SealedSegment(
+                            subtask, starts, StreamOffsetsSerializer.deserialize(offsets)));
         }
         int paimonVersion = buffer.getInt();
         return paimon.deserialize(

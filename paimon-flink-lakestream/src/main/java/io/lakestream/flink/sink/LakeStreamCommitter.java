@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.OffsetsCleaner;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 
@@ -41,6 +42,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Paimon's committer plus the tiered offsets (see {@code docs/consistency.md}).
@@ -91,6 +93,7 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     private final StoreCommitter paimon;
     private final String commitUser;
     private final Runnable releaseLease;
+    private final Consumer<List<AbortedRange>> fence;
     private final SnapshotOffsetsAssigner offsets;
 
     /** Whether this attempt combined committables, which restored ones never are. */
@@ -101,13 +104,20 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     /**
      * @param commitUser the commit user of the job, with which Paimon tells committed checkpoints
      * @param releaseLease releases the job's writer lease; run after the final commit
+     * @param fence records ranges as fenced in the store, durably, before it returns; run before a
+     *     commit whose offsets cover records that no snapshot holds
      */
     public LakeStreamCommitter(
-            FileStoreTable table, StoreCommitter paimon, String commitUser, Runnable releaseLease) {
+            FileStoreTable table,
+            StoreCommitter paimon,
+            String commitUser,
+            Runnable releaseLease,
+            Consumer<List<AbortedRange>> fence) {
         this.table = table;
         this.paimon = paimon;
         this.commitUser = commitUser;
         this.releaseLease = releaseLease;
+        this.fence = fence;
         this.offsets = new SnapshotOffsetsAssigner(table);
         // a failure between an earlier attempt's commit and its anchor leaves a snapshot that
         // Paimon may expire before anything else anchors it
@@ -141,8 +151,7 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
         for (Committable committable : committables) {
             if (committable.wrappedCommittable() instanceof SealedSegment) {
                 SealedOffsetsProperty.add(
-                        manifestCommittable,
-                        ((SealedSegment) committable.wrappedCommittable()).endOffsets());
+                        manifestCommittable, (SealedSegment) committable.wrappedCommittable());
             } else {
                 paimonCommittables.add(committable);
             }
@@ -156,7 +165,7 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             throws IOException, InterruptedException {
         List<ManifestCommittable> sorted = sorted(globalCommittables);
         long before = latestSnapshotId();
-        offsets.assign(sorted);
+        fenceGaps(offsets.assign(sorted));
         paimon.commit(sorted);
         afterCommit(before);
         releaseLeaseAfterFinalCommit(globalCommittables);
@@ -171,7 +180,7 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
         long before = latestSnapshotId();
         // only the committables Paimon is about to commit get maps, by the same rule Paimon
         // filters with: those after the last checkpoint this commit user committed
-        offsets.assign(uncommitted(sorted));
+        fenceGaps(offsets.assign(uncommitted(sorted)));
         int committed =
                 paimon.filterAndCommit(sorted, checkAppendFiles, partitionMarkDoneRecoverFromState);
         afterCommit(before);
@@ -181,6 +190,27 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             releaseLeaseAfterFinalCommit(globalCommittables);
         }
         return committed;
+    }
+
+    /**
+     * Fences the records between a snapshot's offsets and the segments committed on top of it,
+     * before the commit makes the offsets cover them: they were sealed, committed and then rolled
+     * back, so no snapshot holds them (see {@link SnapshotOffsetsAssigner}).
+     */
+    private void fenceGaps(List<AbortedRange> gaps) {
+        if (gaps.isEmpty()) {
+            return;
+        }
+        fence.accept(gaps);
+        for (AbortedRange gap : gaps) {
+            LOG.info(
+                    "Fenced offsets [{}, {}) of {} of table {}: their records were committed in "
+                            + "snapshots that a rollback removed.",
+                    gap.startOffset(),
+                    gap.endOffset(),
+                    gap.partitionBucket(),
+                    table.fullName());
+        }
     }
 
     private static List<ManifestCommittable> sorted(List<ManifestCommittable> committables) {

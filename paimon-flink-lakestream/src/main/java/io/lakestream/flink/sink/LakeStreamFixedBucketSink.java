@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
@@ -97,6 +98,16 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
                                         streamTable,
                                         context.commitUser(),
                                         "committer, after the final commit");
+                            }
+                        },
+                        gaps -> {
+                            try (StreamStore store =
+                                            StreamStoreLoader.create(
+                                                    storeOptions,
+                                                    LakeStreamFixedBucketSink.class
+                                                            .getClassLoader());
+                                    FenceLog fences = store.openFenceLog(streamTable)) {
+                                fences.recordAll(gaps);
                             }
                         });
     }

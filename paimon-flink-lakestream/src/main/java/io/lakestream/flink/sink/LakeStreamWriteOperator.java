@@ -84,9 +84,11 @@ import java.util.Map;
  *   <li>On start, before anything is written: every partition-bucket this subtask owns whose store
  *       end is past the offset it was restored to (or, on a fresh start, past the table's tiered
  *       offset) is fenced, because those records come from an attempt whose checkpoint never
- *       completed; the restored attempt writes them again. Before that, the subtask takes its job's
- *       {@link WriterLease} on the table, so that a second job is refused before it fences or
- *       writes anything.
+ *       completed; the restored attempt writes them again. Never below the tiered offset of the
+ *       table's latest snapshot, though: a job restored from an older checkpoint or savepoint finds
+ *       records that later snapshots committed above its restored offsets. Before that, the subtask
+ *       takes its job's {@link WriterLease} on the table, so that a second job is refused before it
+ *       fences or writes anything.
  * </ul>
  *
  * <p>The end offsets of every owned partition-bucket are kept in union list state, so that after a
@@ -151,7 +153,9 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         writer = store.createWriter(streamTable);
         numRecordsSend = getMetricGroup().counter("numRecordsSend");
         rowKindGenerator = RowKindGenerator.create(table.schema(), table.coreOptions());
-        tracker = new SealedSegmentTracker(streamTable, fenceOwnedPartitionBuckets());
+        Map<PartitionBucket, Long> fencedFrom = new HashMap<>();
+        Map<PartitionBucket, Long> ends = fenceOwnedPartitionBuckets(fencedFrom);
+        tracker = new SealedSegmentTracker(streamTable, ends, fencedFrom);
         getMetricGroup().gauge("lakeStreamOwnedPartitionBuckets", () -> tracker.size());
         commitLag = new CommitLagTracker();
         endOffsetGauges = new java.util.HashSet<>();
@@ -194,9 +198,11 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
 
     /**
      * Fences what failed attempts left in the partition-buckets this subtask owns, and returns the
-     * store end offset of each of them, from which this attempt writes on.
+     * store end offset of each of them, from which this attempt writes on; puts the offset each was
+     * fenced from (its end when nothing was fenced) into {@code fencedFrom}.
      */
-    private Map<PartitionBucket, Long> fenceOwnedPartitionBuckets() {
+    private Map<PartitionBucket, Long> fenceOwnedPartitionBuckets(
+            Map<PartitionBucket, Long> fencedFrom) {
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
         List<PartitionBucket> owned = new ArrayList<>();
@@ -216,8 +222,9 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                 new HashMap<>(store.listOffsets(streamTable, owned, OffsetPosition.LATEST));
         List<AbortedRange> toFence = new ArrayList<>();
         for (PartitionBucket pb : owned) {
-            long base = restoredEndOffsets.getOrDefault(pb, tiered.offsetOr(pb, 0L));
+            long base = FenceBase.of(restoredEndOffsets.get(pb), tiered.offsetOr(pb, 0L));
             long end = ends.get(pb);
+            fencedFrom.put(pb, Math.min(base, end));
             if (end < base) {
                 throw new IllegalStateException(
                         String.format(
@@ -289,6 +296,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         // commit) a segment goes out even when empty: it makes sure the committer sees the final
         // commit, after which it releases the writer lease
         boolean endOfInput = checkpointId == BatchWriteBuilder.COMMIT_IDENTIFIER;
+        Map<PartitionBucket, Long> starts = tracker.takeSegmentStarts(sealed);
         if (!sealed.isEmpty() || endOfInput) {
             committables.add(
                     new Committable(
@@ -296,6 +304,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                             Committable.Kind.FILE,
                             new SealedSegment(
                                     getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                                    StreamOffsets.of(starts),
                                     StreamOffsets.of(sealed))));
         }
         return committables;
@@ -329,18 +338,12 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
 
     @Override
     public void close() throws Exception {
-        try {
+        // each resource is closed even when closing an earlier one throws: a store left open
+        // keeps its pooled connection to the store's cluster
+        try (AutoCloseable closeStore = store;
+                AutoCloseable closeWriter = writer;
+                AutoCloseable closeLease = lease) {
             super.close();
-        } finally {
-            if (lease != null) {
-                lease.close();
-            }
-            if (writer != null) {
-                writer.close();
-            }
-            if (store != null) {
-                store.close();
-            }
         }
     }
 

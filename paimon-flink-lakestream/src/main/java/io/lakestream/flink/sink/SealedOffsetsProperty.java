@@ -29,6 +29,7 @@ import org.apache.flink.annotation.Internal;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BinaryOperator;
 
 /**
  * The sealed segments of the checkpoints a pending {@link ManifestCommittable} holds, carried in
@@ -42,43 +43,77 @@ import java.util.Map;
 @Internal
 final class SealedOffsetsProperty {
 
-    /** The property of a pending committable that holds its sealed segments. */
+    /** The property of a pending committable that holds the ends of its sealed segments. */
     static final String KEY = "lake-stream.sealed";
+
+    /** The property of a pending committable that holds the starts of its sealed segments. */
+    static final String STARTS_KEY = "lake-stream.sealed-from";
 
     private SealedOffsetsProperty() {}
 
     /**
-     * Adds {@code sealed} to the segments {@code committable} holds. Paimon combines the
+     * Adds {@code segment} to the segments {@code committable} holds. Paimon combines the
      * end-of-input committables of writers that end at different times into one, so a committable
      * may receive segments more than once; a partition-bucket has one writer, whose later seal is
-     * the higher offset.
+     * the higher end, and whose earlier segment the lower start.
      */
-    static void add(ManifestCommittable committable, StreamOffsets sealed) {
-        if (sealed.isEmpty()) {
+    static void add(ManifestCommittable committable, SealedSegment segment) {
+        if (segment.endOffsets().isEmpty()) {
             return;
         }
-        StreamOffsets held = of(committable);
-        Map<PartitionBucket, Long> merged = new HashMap<>(held.asMap());
-        sealed.asMap().forEach((pb, offset) -> merged.merge(pb, offset, Math::max));
+        merge(committable, KEY, segment.endOffsets(), Math::max);
+        merge(committable, STARTS_KEY, segment.startOffsets(), Math::min);
+    }
+
+    private static void merge(
+            ManifestCommittable committable,
+            String key,
+            StreamOffsets offsets,
+            BinaryOperator<Long> rule) {
+        if (offsets.isEmpty()) {
+            return;
+        }
+        Map<PartitionBucket, Long> merged = new HashMap<>(read(committable, key).asMap());
+        offsets.asMap().forEach((pb, offset) -> merged.merge(pb, offset, rule));
         committable.addProperty(
-                KEY,
+                key,
                 Base64.getEncoder()
                         .encodeToString(
                                 StreamOffsetsSerializer.serialize(StreamOffsets.of(merged))));
     }
 
-    /** The segments {@code committable} holds; empty when none. */
+    /** The ends of the segments {@code committable} holds; empty when none. */
     static StreamOffsets of(ManifestCommittable committable) {
-        String encoded = committable.properties().get(KEY);
+        return read(committable, KEY);
+    }
+
+    private static StreamOffsets read(ManifestCommittable committable, String key) {
+        String encoded = committable.properties().get(key);
         return encoded == null
                 ? StreamOffsets.empty()
                 : StreamOffsetsSerializer.deserialize(Base64.getDecoder().decode(encoded));
     }
 
-    /** Removes the segments from {@code committable}, before its snapshot is written. */
-    static StreamOffsets remove(ManifestCommittable committable) {
-        StreamOffsets sealed = of(committable);
+    /**
+     * Removes the segments from {@code committable}, before its snapshot is written, and returns
+     * them: ends, and starts where known (a committable restored from the state of an earlier
+     * version carries no starts).
+     */
+    static Segments remove(ManifestCommittable committable) {
+        Segments segments = new Segments(read(committable, STARTS_KEY), read(committable, KEY));
         committable.properties().remove(KEY);
-        return sealed;
+        committable.properties().remove(STARTS_KEY);
+        return segments;
+    }
+
+    /** The starts and ends of the segments one committable held. */
+    static final class Segments {
+        final StreamOffsets starts;
+        final StreamOffsets ends;
+
+        Segments(StreamOffsets starts, StreamOffsets ends) {
+            this.starts = starts;
+            this.ends = ends;
+        }
     }
 }

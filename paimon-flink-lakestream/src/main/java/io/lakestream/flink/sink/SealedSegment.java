@@ -31,8 +31,17 @@ import java.util.Objects;
 
 /**
  * What one write subtask sealed at one checkpoint barrier: the end offset of every partition-bucket
- * it wrote to the stream store since the previous barrier. It travels to the committer next to
- * Paimon's commit messages of the same checkpoint, wrapped in a Paimon {@code Committable}.
+ * it wrote to the stream store since the previous barrier, and where that segment starts. It
+ * travels to the committer next to Paimon's commit messages of the same checkpoint, wrapped in a
+ * Paimon {@code Committable}.
+ *
+ * <p>The start of a partition-bucket's segment is the offset from which this writer accounts for
+ * every record: the end it sealed at the previous barrier, or, for its first segment after a start,
+ * the offset it fenced from (everything between that and the store's end then is fenced). The
+ * committer compares it with the offset of the snapshot the segment is committed on top of: a start
+ * above it means that the records in between are in no snapshot (a rollback removed the snapshots
+ * that held them), and they are fenced before the commit covers them. Segments of an earlier
+ * version carry no starts ({@link StreamOffsets#empty()}).
  *
  * <p>Why it is a {@link CommitMessage}: Paimon 1.4 removed {@code Committable.Kind.LOG_OFFSET}, and
  * from then on a {@code Committable} wraps a {@code CommitMessage} only. Wrapped as a {@code FILE}
@@ -49,11 +58,18 @@ public final class SealedSegment implements CommitMessage {
     public static final int NO_BUCKET = -1;
 
     private final int subtask;
+    private final StreamOffsets startOffsets;
     private final StreamOffsets endOffsets;
 
-    public SealedSegment(int subtask, StreamOffsets endOffsets) {
+    public SealedSegment(int subtask, StreamOffsets startOffsets, StreamOffsets endOffsets) {
         this.subtask = subtask;
+        this.startOffsets = Objects.requireNonNull(startOffsets);
         this.endOffsets = Objects.requireNonNull(endOffsets);
+    }
+
+    /** Where the segment of each partition-bucket starts; empty when not known. */
+    public StreamOffsets startOffsets() {
+        return startOffsets;
     }
 
     public int subtask() {
@@ -84,16 +100,22 @@ public final class SealedSegment implements CommitMessage {
     public boolean equals(Object o) {
         return o instanceof SealedSegment
                 && ((SealedSegment) o).subtask == subtask
+                && ((SealedSegment) o).startOffsets.equals(startOffsets)
                 && ((SealedSegment) o).endOffsets.equals(endOffsets);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(subtask, endOffsets);
+        return Objects.hash(subtask, startOffsets, endOffsets);
     }
 
     @Override
     public String toString() {
-        return "sealed segment of subtask " + subtask + ": " + endOffsets;
+        return "sealed segment of subtask "
+                + subtask
+                + ": from "
+                + startOffsets
+                + " to "
+                + endOffsets;
     }
 }

@@ -48,16 +48,44 @@ final class SealedSegmentTracker {
     private final StreamTable table;
     private final Map<PartitionBucket, Long> endOffsets;
 
+    /**
+     * Per partition-bucket, where its next segment starts: the end sealed at the previous barrier,
+     * or the offset fenced from at start; absent for partition-buckets new to the store (offset 0).
+     */
+    private final Map<PartitionBucket, Long> segmentStarts;
+
     /** Per partition written by this subtask, its counters; keyed by a copy of the partition. */
     private final Map<BinaryRow, PartitionCounts> partitions = new HashMap<>();
 
     /** The partition of the previous record: rows of one partition often follow each other. */
     private PartitionCounts lastPartition;
 
-    SealedSegmentTracker(StreamTable table, Map<PartitionBucket, Long> startOffsets) {
+    /**
+     * @param startOffsets the store's end of each owned partition-bucket on start, after fencing
+     * @param fencedFrom the offset from which each owned partition-bucket was fenced, or its end
+     *     when nothing was: where its first segment starts
+     */
+    SealedSegmentTracker(
+            StreamTable table,
+            Map<PartitionBucket, Long> startOffsets,
+            Map<PartitionBucket, Long> fencedFrom) {
         this.table = table;
         // read by metric gauges from the reporter thread
         this.endOffsets = new ConcurrentHashMap<>(startOffsets);
+        this.segmentStarts = new HashMap<>(fencedFrom);
+    }
+
+    /**
+     * Returns where the segments that end at {@code sealed} start, and makes those ends the starts
+     * of the next segments. Called once per barrier, after {@link #checkSealed}.
+     */
+    Map<PartitionBucket, Long> takeSegmentStarts(Map<PartitionBucket, Long> sealed) {
+        Map<PartitionBucket, Long> starts = new HashMap<>();
+        for (Map.Entry<PartitionBucket, Long> end : sealed.entrySet()) {
+            starts.put(end.getKey(), segmentStarts.getOrDefault(end.getKey(), 0L));
+            segmentStarts.put(end.getKey(), end.getValue());
+        }
+        return starts;
     }
 
     /**

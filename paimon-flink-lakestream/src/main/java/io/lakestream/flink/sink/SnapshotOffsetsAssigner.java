@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
@@ -27,6 +28,7 @@ import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +41,12 @@ import java.util.Optional;
  * snapshot is thus a pure function of what it commits, whatever order Paimon combined checkpoints
  * in, and a committable that waits (an aborted checkpoint, a writer's end of input) adds its
  * offsets only to the snapshot that holds its data.
+ *
+ * <p>Each segment also says where it starts. A start above the parent's offset means the records in
+ * between were written and sealed but are in no retained snapshot: a rollback removed the snapshots
+ * that held them (the writer was restored from a checkpoint the rollback went behind). Those gaps
+ * are returned, to be fenced before the commit covers them, so that the union read never returns a
+ * record Paimon does not hold.
  *
  * <p>The parent's map is read from the table at every commit, not remembered, so that a restore, a
  * compaction job's commits or Paimon's expiry in between change nothing; the last map read is
@@ -58,15 +66,16 @@ final class SnapshotOffsetsAssigner {
 
     /**
      * Sets the offsets property of each of {@code committables}, which must be the uncommitted
-     * ones, sorted by checkpoint, that Paimon commits next.
+     * ones, sorted by checkpoint, that Paimon commits next, and returns the gaps to fence first.
      *
      * @throws IllegalStateException when a sealed offset is below its parent's (offsets never go
      *     back; the commit is refused)
      */
-    void assign(List<ManifestCommittable> committables) {
+    List<AbortedRange> assign(List<ManifestCommittable> committables) {
+        List<AbortedRange> gaps = new ArrayList<>();
         StreamOffsets parent = null;
         for (ManifestCommittable committable : committables) {
-            StreamOffsets sealed = SealedOffsetsProperty.remove(committable);
+            SealedOffsetsProperty.Segments sealed = SealedOffsetsProperty.remove(committable);
             String recorded = committable.properties().get(SnapshotOffsets.OFFSETS_PROPERTY);
             if (recorded != null) {
                 // a committable restored from the state of an earlier version, which recorded the
@@ -74,18 +83,32 @@ final class SnapshotOffsetsAssigner {
                 parent = read(recorded);
                 continue;
             }
-            if (sealed.isEmpty()) {
+            if (sealed.ends.isEmpty()) {
                 continue;
             }
             if (parent == null) {
                 parent = latest();
             }
-            parent = advance(parent, sealed, committable.identifier());
+            gaps.addAll(gaps(parent, sealed.starts));
+            parent = advance(parent, sealed.ends, committable.identifier());
             String file = SnapshotOffsets.write(table, parent);
             committable.addProperty(SnapshotOffsets.OFFSETS_PROPERTY, file);
             cachedFile = file;
             cachedOffsets = parent;
         }
+        return gaps;
+    }
+
+    /** The ranges between the parent's offset and a later start of a segment. */
+    private static List<AbortedRange> gaps(StreamOffsets parent, StreamOffsets starts) {
+        List<AbortedRange> gaps = new ArrayList<>();
+        for (Map.Entry<PartitionBucket, Long> start : starts.asMap().entrySet()) {
+            long before = parent.offsetOr(start.getKey(), 0L);
+            if (start.getValue() > before) {
+                gaps.add(new AbortedRange(start.getKey(), before, start.getValue()));
+            }
+        }
+        return gaps;
     }
 
     private StreamOffsets latest() {

@@ -60,6 +60,16 @@ public final class WriterLeases {
     }
 
     /**
+     * Whether a sink job holds the lease of {@code table} now: claimed, not released, and renewed
+     * within {@code timeout} by this process's clock.
+     */
+    public static boolean isLive(StreamStore store, StreamTable table, Duration timeout) {
+        return holder(store, table, timeout)
+                .filter(entry -> !isExpired(entry, timeout, System.currentTimeMillis()))
+                .isPresent();
+    }
+
+    /**
      * Whether {@code holder}'s lease has expired at {@code nowMillis}. The entry carries the
      * store's time and {@code nowMillis} is the caller's: the answer is off by their clocks'
      * difference, which is why sinks decide take-overs by store time alone and this serves reports.

@@ -167,6 +167,7 @@ public final class LakeStreamSource
                 conf.get(LakeStreamOptions.READ_ISOLATION)
                         == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
                 conf.get(LakeStreamOptions.READ_PARTITION_DISCOVERY_INTERVAL).toMillis(),
+                conf.get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT),
                 state);
     }
 
@@ -193,6 +194,7 @@ public final class LakeStreamSource
                     conf.get(LakeStreamOptions.READ_LAKE_ONLY),
                     conf.get(LakeStreamOptions.READ_ISOLATION)
                             == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
+                    conf.get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT),
                     () ->
                             StreamStoreLoader.create(
                                     storeOptions, LakeStreamSource.class.getClassLoader()));

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
@@ -49,6 +50,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -65,6 +67,9 @@ final class CommitterHarness implements AutoCloseable {
     final String commitUser;
     final AtomicInteger leaseReleases = new AtomicInteger();
 
+    /** The ranges the committer fenced, in order. */
+    final List<AbortedRange> fenced = new CopyOnWriteArrayList<>();
+
     private final OneInputStreamOperatorTestHarness<Committable, Committable> harness;
     private final StreamTableWrite write;
     private long time;
@@ -72,7 +77,7 @@ final class CommitterHarness implements AutoCloseable {
     private CommitterHarness(FileStoreTable table, String commitUser) throws Exception {
         this.table = table;
         this.commitUser = commitUser;
-        this.harness = createHarness(table, commitUser, leaseReleases);
+        this.harness = createHarness(table, commitUser, leaseReleases, fenced);
         // without compaction: an asynchronous one could write files after the test closed
         this.write =
                 table.copy(Collections.singletonMap("write-only", "true"))
@@ -120,6 +125,16 @@ final class CommitterHarness implements AutoCloseable {
      */
     void sealed(long checkpointId, int subtask, Map<PartitionBucket, Long> segment)
             throws Exception {
+        sealed(checkpointId, subtask, Collections.emptyMap(), segment);
+    }
+
+    /** As {@link #sealed(long, int, Map)}, for a segment that starts at {@code starts}. */
+    void sealed(
+            long checkpointId,
+            int subtask,
+            Map<PartitionBucket, Long> starts,
+            Map<PartitionBucket, Long> segment)
+            throws Exception {
         write.write(GenericRow.of(subtask, null));
         for (CommitMessage message : write.prepareCommit(false, checkpointId)) {
             harness.processElement(
@@ -129,7 +144,8 @@ final class CommitterHarness implements AutoCloseable {
                 new Committable(
                         checkpointId,
                         Committable.Kind.FILE,
-                        new SealedSegment(subtask, StreamOffsets.of(segment))),
+                        new SealedSegment(
+                                subtask, StreamOffsets.of(starts), StreamOffsets.of(segment))),
                 time);
     }
 
@@ -202,7 +218,11 @@ final class CommitterHarness implements AutoCloseable {
     }
 
     private static OneInputStreamOperatorTestHarness<Committable, Committable> createHarness(
-            FileStoreTable table, String commitUser, AtomicInteger leaseReleases) throws Exception {
+            FileStoreTable table,
+            String commitUser,
+            AtomicInteger leaseReleases,
+            List<AbortedRange> fenced)
+            throws Exception {
         CommitterOperatorFactory<Committable, ManifestCommittable> factory =
                 new CommitterOperatorFactory<>(
                         true,
@@ -219,7 +239,8 @@ final class CommitterHarness implements AutoCloseable {
                                                                         .streamingCheckpointEnabled()),
                                                 context),
                                         context.commitUser(),
-                                        leaseReleases::incrementAndGet),
+                                        leaseReleases::incrementAndGet,
+                                        fenced::addAll),
                         new RestoreAndFailCommittableStateManager<>(
                                 ManifestCommittableSerializer::new, true));
         TypeSerializer<Committable> serializer =

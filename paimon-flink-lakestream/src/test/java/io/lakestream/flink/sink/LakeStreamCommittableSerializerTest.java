@@ -20,6 +20,7 @@ package io.lakestream.flink.sink;
 
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.offsets.StreamOffsetsSerializer;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryRowWriter;
@@ -33,6 +34,7 @@ import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -64,7 +66,8 @@ class LakeStreamCommittableSerializerTest {
         offsets.put(new PartitionBucket(partition("2024-01-01", 3), 0), 17L);
         offsets.put(new PartitionBucket(partition("2024-01-01", 4), 2), 0L);
         offsets.put(new PartitionBucket(partition("2024-01-02", 3), 3), 9_000_000_000L);
-        SealedSegment segment = new SealedSegment(5, StreamOffsets.of(offsets));
+        SealedSegment segment =
+                new SealedSegment(5, StreamOffsets.of(offsets), StreamOffsets.of(offsets));
 
         Committable restored = roundTrip(new Committable(42L, Committable.Kind.FILE, segment));
 
@@ -74,6 +77,7 @@ class LakeStreamCommittableSerializerTest {
         SealedSegment restoredSegment = (SealedSegment) restored.wrappedCommittable();
         assertThat(restoredSegment.subtask()).isEqualTo(5);
         assertThat(restoredSegment.endOffsets().asMap()).isEqualTo(offsets);
+        assertThat(restoredSegment.startOffsets().asMap()).isEqualTo(offsets);
         assertThat(restoredSegment).isEqualTo(segment);
     }
 
@@ -82,7 +86,8 @@ class LakeStreamCommittableSerializerTest {
         Map<PartitionBucket, Long> offsets = new HashMap<>();
         offsets.put(PartitionBucket.ofUnpartitioned(0), 1L);
         offsets.put(PartitionBucket.ofUnpartitioned(7), Long.MAX_VALUE);
-        SealedSegment segment = new SealedSegment(0, StreamOffsets.of(offsets));
+        SealedSegment segment =
+                new SealedSegment(0, StreamOffsets.empty(), StreamOffsets.of(offsets));
 
         Committable restored =
                 roundTrip(new Committable(Long.MAX_VALUE, Committable.Kind.FILE, segment));
@@ -96,7 +101,7 @@ class LakeStreamCommittableSerializerTest {
 
     @Test
     void emptySealedSegmentRoundTrips() throws IOException {
-        SealedSegment segment = new SealedSegment(3, StreamOffsets.empty());
+        SealedSegment segment = new SealedSegment(3, StreamOffsets.empty(), StreamOffsets.empty());
 
         Committable restored = roundTrip(new Committable(1L, Committable.Kind.FILE, segment));
 
@@ -134,10 +139,34 @@ class LakeStreamCommittableSerializerTest {
                         new Committable(
                                 1L,
                                 Committable.Kind.FILE,
-                                new SealedSegment(0, StreamOffsets.empty())));
+                                new SealedSegment(
+                                        0, StreamOffsets.empty(), StreamOffsets.empty())));
 
-        assertThatThrownBy(() -> serializer.deserialize(2, bytes))
+        assertThatThrownBy(() -> serializer.deserialize(3, bytes))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("version 2");
+                .hasMessageContaining("version 3");
+    }
+
+    @Test
+    void versionOneSegmentIsReadWithoutStarts() throws IOException {
+        Map<PartitionBucket, Long> offsets = new HashMap<>();
+        offsets.put(PartitionBucket.ofUnpartitioned(1), 12L);
+        byte[] ends = StreamOffsetsSerializer.serialize(StreamOffsets.of(offsets));
+        // version 1: tag 1, checkpoint id, subtask, end offsets
+        byte[] bytes =
+                ByteBuffer.allocate(1 + 8 + 4 + ends.length)
+                        .put((byte) 1)
+                        .putLong(9L)
+                        .putInt(2)
+                        .put(ends)
+                        .array();
+
+        Committable restored = serializer.deserialize(1, bytes);
+
+        SealedSegment segment = (SealedSegment) restored.wrappedCommittable();
+        assertThat(restored.checkpointId()).isEqualTo(9L);
+        assertThat(segment.subtask()).isEqualTo(2);
+        assertThat(segment.startOffsets().isEmpty()).isTrue();
+        assertThat(segment.endOffsets().asMap()).isEqualTo(offsets);
     }
 }

@@ -18,6 +18,8 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.offsets.AbortedRange;
+import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.offsets.StreamOffsets;
 
@@ -67,6 +69,94 @@ class LakeStreamCommitterTest {
 
             assertThat(mapsCommittedBy(table, job.commitUser))
                     .containsExactly(map(0, 5), map(0, 5, 1, 3));
+        }
+    }
+
+    /**
+     * A segment that starts where its parent's offset is needs no fence: what the writer fenced
+     * itself on start (between the start and the store's end then) is already fenced.
+     */
+    @Test
+    void segmentsThatContinueTheirParentFenceNothing() throws Exception {
+        FileStoreTable table = table();
+        try (CommitterHarness job = CommitterHarness.newJob(table)) {
+            job.open();
+            job.sealed(1, 0, offsets(0, 0), offsets(0, 5));
+            job.snapshot(1);
+            job.notifyComplete(1);
+            job.sealed(2, 0, offsets(0, 5), offsets(0, 9));
+            job.snapshot(2);
+            job.notifyComplete(2);
+
+            assertThat(job.fenced).isEmpty();
+            assertThat(mapsCommittedBy(table, job.commitUser))
+                    .containsExactly(map(0, 5), map(0, 9));
+        }
+    }
+
+    /**
+     * {@code rollback_to} removes the snapshot of checkpoint 2 while the job writes on: the records
+     * of checkpoint 2 ([5, 9)) are in no snapshot any more. The next commit starts its segment at 9
+     * on top of the rolled-back-to map (5): the committer fences [5, 9) before the new snapshot's
+     * offsets cover it, so the union read never returns what Paimon no longer holds.
+     */
+    @Test
+    void rollbackBehindCommittedCheckpointsFencesTheirRecordsBeforeTheNextCommit()
+            throws Exception {
+        FileStoreTable table = table();
+        try (CommitterHarness job = CommitterHarness.newJob(table)) {
+            job.open();
+            job.sealed(1, 0, offsets(0, 0), offsets(0, 5));
+            job.snapshot(1);
+            job.notifyComplete(1);
+            long first = table.snapshotManager().latestSnapshotId();
+            job.sealed(2, 0, offsets(0, 5), offsets(0, 9));
+            job.snapshot(2);
+            job.notifyComplete(2);
+
+            table.rollbackTo(first);
+            job.sealed(3, 0, offsets(0, 9), offsets(0, 12));
+            job.snapshot(3);
+            job.notifyComplete(3);
+
+            assertThat(job.fenced)
+                    .containsExactly(new AbortedRange(PartitionBucket.ofUnpartitioned(0), 5L, 9L));
+            assertThat(SnapshotOffsets.ofLatestSnapshot(table)).contains(map(0, 12));
+        }
+    }
+
+    /**
+     * A restored job whose restored checkpoint was rolled back, and whose state holds a pending
+     * checkpoint: the pending one is committed on top of the rolled-back-to snapshot, and the
+     * records of the rolled-back checkpoint between them are fenced first.
+     */
+    @Test
+    void restoreAfterARollbackFencesTheRolledBackRecordsBeforeThePendingCommit() throws Exception {
+        FileStoreTable table = table();
+        OperatorSubtaskState state;
+        String commitUser;
+        long first;
+        try (CommitterHarness job = CommitterHarness.newJob(table)) {
+            commitUser = job.commitUser;
+            job.open();
+            job.sealed(1, 0, offsets(0, 0), offsets(0, 5));
+            job.snapshot(1);
+            job.notifyComplete(1);
+            first = table.snapshotManager().latestSnapshotId();
+            job.sealed(2, 0, offsets(0, 5), offsets(0, 9));
+            job.snapshot(2);
+            job.notifyComplete(2);
+            job.sealed(3, 0, offsets(0, 9), offsets(0, 14));
+            state = job.snapshot(3);
+        }
+        table.rollbackTo(first);
+
+        try (CommitterHarness restored = CommitterHarness.sameJob(table, commitUser)) {
+            assertThatThrownBy(() -> restored.initializeState(state))
+                    .hasMessageContaining("This exception is intentionally thrown");
+            assertThat(restored.fenced)
+                    .containsExactly(new AbortedRange(PartitionBucket.ofUnpartitioned(0), 5L, 9L));
+            assertThat(SnapshotOffsets.ofLatestSnapshot(table)).contains(map(0, 14));
         }
     }
 

@@ -59,7 +59,8 @@ class SealedSegmentTrackerErrorsTest {
     private static final PartitionBucket BUCKET_1 = new PartitionBucket(BinaryRow.EMPTY_ROW, 1);
 
     private static SealedSegmentTracker wroteFive() {
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(BUCKET_1, 100L));
+        SealedSegmentTracker tracker =
+                new SealedSegmentTracker(TABLE, Map.of(BUCKET_1, 100L), Map.of(BUCKET_1, 100L));
         for (int i = 0; i < 5; i++) {
             tracker.recordWritten(BinaryRow.EMPTY_ROW, 1);
         }

@@ -76,7 +76,8 @@ class SealedSegmentTrackerTest {
     void acceptsEndOffsetsOfStartPlusWrittenAndAdoptsThem() {
         PartitionBucket day1Bucket0 = new PartitionBucket(partition("2024-01-01"), 0);
         PartitionBucket day2Bucket1 = new PartitionBucket(partition("2024-01-02"), 1);
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(day1Bucket0, 10L));
+        SealedSegmentTracker tracker =
+                new SealedSegmentTracker(TABLE, Map.of(day1Bucket0, 10L), Map.of(day1Bucket0, 10L));
 
         write(tracker, partition("2024-01-01"), 0, 3);
         write(tracker, partition("2024-01-02"), 1, 2);
@@ -94,9 +95,31 @@ class SealedSegmentTrackerTest {
     }
 
     @Test
+    void segmentsStartWhereTheWriterFencedFromThenWhereThePreviousOneEnded() {
+        PartitionBucket fenced = new PartitionBucket(partition("2024-01-01"), 0);
+        PartitionBucket fresh = new PartitionBucket(partition("2024-01-02"), 1);
+        // the store held [7, 10) of a failed attempt, fenced on start
+        SealedSegmentTracker tracker =
+                new SealedSegmentTracker(TABLE, Map.of(fenced, 10L), Map.of(fenced, 7L));
+        write(tracker, partition("2024-01-01"), 0, 3);
+        write(tracker, partition("2024-01-02"), 1, 2);
+        Map<PartitionBucket, Long> first = Map.of(fenced, 13L, fresh, 2L);
+        tracker.checkSealed(first);
+
+        assertThat(tracker.takeSegmentStarts(first)).isEqualTo(Map.of(fenced, 7L, fresh, 0L));
+
+        write(tracker, partition("2024-01-01"), 0, 1);
+        Map<PartitionBucket, Long> second = Map.of(fenced, 14L);
+        tracker.checkSealed(second);
+
+        assertThat(tracker.takeSegmentStarts(second)).isEqualTo(Map.of(fenced, 13L));
+    }
+
+    @Test
     void secondRoundExpectsTheAdoptedOffsetsNotTheStartOnes() {
         PartitionBucket pb = new PartitionBucket(partition("2024-01-01"), 0);
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(pb, 10L));
+        SealedSegmentTracker tracker =
+                new SealedSegmentTracker(TABLE, Map.of(pb, 10L), Map.of(pb, 10L));
         write(tracker, partition("2024-01-01"), 0, 3);
         tracker.checkSealed(Map.of(pb, 13L));
 
@@ -114,7 +137,8 @@ class SealedSegmentTrackerTest {
         PartitionBucket written = new PartitionBucket(partition("2024-01-01"), 0);
         PartitionBucket idle = new PartitionBucket(partition("2024-01-01"), 1);
         SealedSegmentTracker tracker =
-                new SealedSegmentTracker(TABLE, Map.of(written, 5L, idle, 8L));
+                new SealedSegmentTracker(
+                        TABLE, Map.of(written, 5L, idle, 8L), Map.of(written, 5L, idle, 8L));
 
         write(tracker, partition("2024-01-01"), 0, 1);
         tracker.checkSealed(Map.of(written, 6L));
@@ -125,7 +149,8 @@ class SealedSegmentTrackerTest {
     @Test
     void largerReportedOffsetFailsNamingThePartitionBucketBothOffsetsAndAnotherJob() {
         PartitionBucket pb = new PartitionBucket(partition("2024-01-01"), 2);
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(pb, 100L));
+        SealedSegmentTracker tracker =
+                new SealedSegmentTracker(TABLE, Map.of(pb, 100L), Map.of(pb, 100L));
         write(tracker, partition("2024-01-01"), 2, 5);
 
         assertThatThrownBy(() -> tracker.checkSealed(Map.of(pb, 107L)))
@@ -143,7 +168,7 @@ class SealedSegmentTrackerTest {
     void missingReportedOffsetFails() {
         PartitionBucket pb = new PartitionBucket(partition("2024-01-01"), 1);
         PartitionBucket other = new PartitionBucket(partition("2024-01-02"), 1);
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of());
+        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(), Map.of());
         write(tracker, partition("2024-01-01"), 1, 3);
 
         assertThatThrownBy(() -> tracker.checkSealed(Map.of(other, 3L)))
@@ -154,7 +179,7 @@ class SealedSegmentTrackerTest {
 
     @Test
     void recordedKeyStaysEqualAfterTheCallerReusesThePartitionRow() {
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of());
+        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(), Map.of());
         BinaryRow reused = new BinaryRow(1);
         BinaryRowWriter writer = new BinaryRowWriter(reused);
         writer.writeString(0, BinaryString.fromString("2024-01-01"));
@@ -184,7 +209,7 @@ class SealedSegmentTrackerTest {
 
     @Test
     void returnsOneKeyObjectPerPartitionBucketAcrossInterleavedRecordsAndSeals() {
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of());
+        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(), Map.of());
         // one reused partition row, overwritten for every record, as Paimon's extractor does
         BinaryRow reused = new BinaryRow(1);
         BinaryRowWriter writer = new BinaryRowWriter(reused);
@@ -214,7 +239,7 @@ class SealedSegmentTrackerTest {
     void aFailedCheckAdoptsNoOffsetOfAnyPartitionBucket() {
         PartitionBucket good = new PartitionBucket(partition("2024-01-01"), 0);
         PartitionBucket bad = new PartitionBucket(partition("2024-01-02"), 0);
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of());
+        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(), Map.of());
         write(tracker, partition("2024-01-01"), 0, 2);
         write(tracker, partition("2024-01-02"), 0, 2);
 
@@ -226,7 +251,7 @@ class SealedSegmentTrackerTest {
 
     @Test
     void aBucketBeyondTheTableCountIsCountedToo() {
-        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of());
+        SealedSegmentTracker tracker = new SealedSegmentTracker(TABLE, Map.of(), Map.of());
         write(tracker, partition("2024-01-01"), 6, 2);
 
         PartitionBucket pb = new PartitionBucket(partition("2024-01-01"), 6);

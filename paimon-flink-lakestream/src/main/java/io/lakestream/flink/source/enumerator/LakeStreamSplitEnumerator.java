@@ -44,6 +44,7 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -101,6 +102,9 @@ public final class LakeStreamSplitEnumerator
     private boolean initialPlanDone;
     @Nullable private StreamStore store;
 
+    /** The writer lease timeout by which a bounded read tells whether a job writes the table. */
+    private final Duration writerLeaseTimeout;
+
     LakeStreamSplitEnumerator(
             SplitEnumeratorContext<LakeStreamSplit> context,
             LakeStreamSplitPlanner planner,
@@ -109,9 +113,11 @@ public final class LakeStreamSplitEnumerator
             boolean bounded,
             boolean lakeOnly,
             long discoveryIntervalMillis,
+            Duration writerLeaseTimeout,
             @Nullable FileStoreTable committedOffsetsOf,
             @Nullable LakeStreamEnumeratorState restored) {
         this.context = context;
+        this.writerLeaseTimeout = writerLeaseTimeout;
         this.committedOffsetsOf = committedOffsetsOf;
         this.planner = planner;
         this.storeSupplier = storeSupplier;
@@ -146,6 +152,7 @@ public final class LakeStreamSplitEnumerator
             boolean lakeOnly,
             boolean readCommitted,
             long discoveryIntervalMillis,
+            Duration writerLeaseTimeout,
             @Nullable LakeStreamEnumeratorState restored) {
         LakeStreamSplitPlanner planner =
                 new LakeStreamSplitPlanner(table, streamTable, filter, bounded);
@@ -167,6 +174,7 @@ public final class LakeStreamSplitEnumerator
                 bounded,
                 lakeOnly || travelsInTime,
                 discoveryIntervalMillis,
+                writerLeaseTimeout,
                 !bounded && !lakeOnly && readCommitted ? table : null,
                 restored);
     }
@@ -215,7 +223,9 @@ public final class LakeStreamSplitEnumerator
     private List<LakeStreamSplit> planInitial() {
         LakeStreamSplitPlanner.LogStop stop = logStop;
         if (bounded && stop == null) {
-            stop = LakeStreamSplitPlanner.LogStop.storeEnds(store, planner.streamTable());
+            stop =
+                    LakeStreamSplitPlanner.LogStop.storeEnds(
+                            store, planner.streamTable(), writerLeaseTimeout);
         }
         return planner.plan(lakeOnly ? null : store, stop).splits;
     }

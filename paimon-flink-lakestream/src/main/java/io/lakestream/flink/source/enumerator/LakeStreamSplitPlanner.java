@@ -20,6 +20,7 @@ package io.lakestream.flink.source.enumerator;
 
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamReader;
@@ -41,6 +42,7 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -206,9 +208,20 @@ final class LakeStreamSplitPlanner {
         Map<PartitionBucket, Long> stopOffsets(
                 StreamOffsets snapshotOffsets, Collection<PartitionBucket> partitionBuckets);
 
-        /** Up to the records the store holds at planning (read-uncommitted). */
-        static LogStop storeEnds(StreamStore store, StreamTable table) {
-            return (offsets, pbs) -> store.listOffsets(table, pbs, OffsetPosition.LATEST);
+        /**
+         * Read-uncommitted: up to the records the store holds at planning while a sink job holds
+         * the table's writer lease; with no live lease, up to the snapshot's own offsets. Records
+         * above the latest snapshot's offsets that no running job writes are no job's uncommitted
+         * tail: a stopped job left them (the next writer fences them) or a rollback removed the
+         * snapshots that held them. Paimon's read holds neither, and neither does this one.
+         */
+        static LogStop storeEnds(StreamStore store, StreamTable table, Duration leaseTimeout) {
+            return (offsets, pbs) -> {
+                if (!WriterLeases.isLive(store, table, leaseTimeout)) {
+                    return offsets.asMap();
+                }
+                return store.listOffsets(table, pbs, OffsetPosition.LATEST);
+            };
         }
 
         /** Up to the snapshot's own offsets: nothing beyond what it committed. */

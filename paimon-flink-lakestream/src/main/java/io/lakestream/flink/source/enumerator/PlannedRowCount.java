@@ -32,6 +32,7 @@ import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
+import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 
@@ -66,6 +67,7 @@ public final class PlannedRowCount {
             @Nullable Predicate partitionFilter,
             boolean lakeOnly,
             boolean readCommitted,
+            Duration writerLeaseTimeout,
             Supplier<StreamStore> storeSupplier) {
         if (!table.primaryKeys().isEmpty()) {
             return OptionalLong.empty();
@@ -81,7 +83,9 @@ public final class PlannedRowCount {
         try (StreamStore store = storeSupplier.get()) {
             LakeStreamSplitPlanner.Plan plan =
                     planner.plan(
-                            store, LakeStreamSplitPlanner.LogStop.storeEnds(store, streamTable));
+                            store,
+                            LakeStreamSplitPlanner.LogStop.storeEnds(
+                                    store, streamTable, writerLeaseTimeout));
             // the fences after the ends, as a reader reads them when it starts after planning: a
             // fence recorded in between covers records below the ends that the read skips
             AbortedRanges fences = new AbortedRanges();

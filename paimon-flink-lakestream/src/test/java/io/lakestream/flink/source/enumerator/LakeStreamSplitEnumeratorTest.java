@@ -44,6 +44,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -119,6 +120,7 @@ class LakeStreamSplitEnumeratorTest {
                 true,
                 true,
                 1_000,
+                Duration.ofMinutes(1),
                 null,
                 restored);
     }
@@ -273,6 +275,7 @@ class LakeStreamSplitEnumeratorTest {
                             false,
                             false,
                             1_000,
+                            Duration.ofMinutes(1),
                             null);
             enumerator.start();
             context.runNextOneTimeCallable();
@@ -367,6 +370,7 @@ class LakeStreamSplitEnumeratorTest {
                 false,
                 false,
                 1_000,
+                Duration.ofMinutes(1),
                 null,
                 restored);
     }

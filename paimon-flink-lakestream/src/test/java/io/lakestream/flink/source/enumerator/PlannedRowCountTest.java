@@ -39,6 +39,7 @@ import org.apache.paimon.types.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -60,6 +61,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PlannedRowCountTest {
 
     private static final int BUCKETS = 2;
+
+    private static final Duration LEASE = Duration.ofMinutes(1);
 
     @TempDir java.nio.file.Path warehouse;
 
@@ -105,22 +108,28 @@ class PlannedRowCountTest {
         StreamTable streamTable =
                 new StreamTable(
                         StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
-        Supplier<StreamStore> store = () -> store(partitionList, ends, fences);
+        Supplier<StreamStore> store = () -> store(partitionList, ends, fences, true);
 
-        assertThat(PlannedRowCount.count(table, streamTable, null, false, false, store))
+        assertThat(PlannedRowCount.count(table, streamTable, null, false, false, LEASE, store))
                 .hasValue(20 + (7 - 2) + 7 + 4 + (4 - 2));
         PredicateBuilder on = new PredicateBuilder(table.rowType());
-        assertThat(PlannedRowCount.count(table, streamTable, on.equal(0, 2), false, false, store))
+        assertThat(
+                        PlannedRowCount.count(
+                                table, streamTable, on.equal(0, 2), false, false, LEASE, store))
                 .as("partition 2 alone")
                 .hasValue(10 + 4 + 2);
+        Supplier<StreamStore> noWriter = () -> store(partitionList, ends, fences, false);
+        assertThat(PlannedRowCount.count(table, streamTable, null, false, false, LEASE, noWriter))
+                .as("no job holds the writer lease: the tail is no job's, Paimon's rows alone")
+                .hasValue(20);
         Supplier<StreamStore> none =
                 () -> {
                     throw new AssertionError("a read of the snapshot alone opens no store");
                 };
-        assertThat(PlannedRowCount.count(table, streamTable, null, true, false, none))
+        assertThat(PlannedRowCount.count(table, streamTable, null, true, false, LEASE, none))
                 .as("lake-only")
                 .hasValue(20);
-        assertThat(PlannedRowCount.count(table, streamTable, null, false, true, none))
+        assertThat(PlannedRowCount.count(table, streamTable, null, false, true, LEASE, none))
                 .as("read-committed")
                 .hasValue(20);
     }
@@ -148,6 +157,7 @@ class PlannedRowCountTest {
                         null,
                         false,
                         false,
+                        LEASE,
                         () -> {
                             throw new AssertionError("no store");
                         });
@@ -171,7 +181,8 @@ class PlannedRowCountTest {
     private static StreamStore store(
             List<BinaryRow> partitions,
             Map<PartitionBucket, Long> ends,
-            List<AbortedRange> fences) {
+            List<AbortedRange> fences,
+            boolean leaseHeld) {
         return (StreamStore)
                 java.lang.reflect.Proxy.newProxyInstance(
                         StreamStore.class.getClassLoader(),
@@ -192,6 +203,8 @@ class PlannedRowCountTest {
                                     }
                                 case "openFenceLog":
                                     return fenceLog(fences);
+                                case "openWriterLeaseLog":
+                                    return LeaseLogs.of(leaseHeld);
                                 case "close":
                                     return null;
                                 default:

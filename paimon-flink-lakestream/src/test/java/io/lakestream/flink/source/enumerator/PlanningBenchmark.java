@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -139,12 +140,20 @@ class PlanningBenchmark {
                         planner.plan(
                                         store,
                                         LakeStreamSplitPlanner.LogStop.storeEnds(
-                                                store, streamTable))
+                                                store, streamTable, Duration.ofMinutes(1)))
                                 .splits
                                 .size());
         steps.put(
                 "PlannedRowCount.count (COUNT(*) push-down)",
-                () -> PlannedRowCount.count(table, streamTable, null, false, false, () -> store));
+                () ->
+                        PlannedRowCount.count(
+                                table,
+                                streamTable,
+                                null,
+                                false,
+                                false,
+                                Duration.ofMinutes(1),
+                                () -> store));
 
         for (int i = 0; i < WARM_UP; i++) {
             for (Callable<Object> step : steps.values()) {
@@ -246,6 +255,9 @@ class PlanningBenchmark {
                                         @Override
                                         public void close() {}
                                     };
+                                case "openWriterLeaseLog":
+                                    // a job writes the table: the read goes to the store's ends
+                                    return LeaseLogs.of(true);
                                 case "close":
                                     return null;
                                 default:

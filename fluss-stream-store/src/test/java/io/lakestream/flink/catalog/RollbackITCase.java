@@ -1,0 +1,126 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.catalog;
+
+import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+import io.lakestream.store.fluss.testutils.SharedMiniCluster;
+
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CollectionUtil;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Rollbacks of an enabled table through Paimon's own procedures, checked against Paimon's own read
+ * of the same warehouse (a {@code paimon} catalog): right after the rollback, with no job writing,
+ * the union read returns exactly what Paimon holds (not the rolled-back records, which stay in the
+ * store above the offsets of the snapshot rolled back to), for both isolation levels; and it stays
+ * equal after a new job writes the table again (its writer fences them before its first write).
+ */
+@ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
+class RollbackITCase {
+
+    @TempDir static java.nio.file.Path warehouse;
+
+    @ParameterizedTest(name = "to a tag: {0}")
+    @ValueSource(booleans = {false, true})
+    void theUnionReadEqualsPaimonsReadAfterARollback(boolean toTag) throws Exception {
+        String table = toTag ? "db.rolled_back_to_tag" : "db.rolled_back_to_snapshot";
+        LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
+        TableEnvironment tEnv = environments.streaming(Duration.ofSeconds(1));
+        tEnv.executeSql(
+                "CREATE TABLE lake."
+                        + table
+                        + " (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                        + " WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')");
+        tEnv.executeSql("INSERT INTO lake." + table + " VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+                .await();
+        long kept = paimonTable(tEnv, table).snapshotManager().latestSnapshotId();
+        tEnv.executeSql(
+                        "CALL lake.sys.create_tag(`table` => '"
+                                + table
+                                + "', tag => 'kept', snapshot_id => CAST("
+                                + kept
+                                + " AS BIGINT))")
+                .await();
+        tEnv.executeSql(
+                        "INSERT INTO lake."
+                                + table
+                                + " VALUES (2, 'rolled back'), (4, 'rolled back'), (5, 'rolled back')")
+                .await();
+
+        String target = toTag ? "tag => 'kept'" : "snapshot_id => CAST(" + kept + " AS BIGINT)";
+        tEnv.executeSql("CALL lake.sys.rollback_to(`table` => '" + table + "', " + target + ")")
+                .await();
+
+        TableEnvironment batch = environments.batch();
+        batch.executeSql(paimonCatalogDdl());
+        List<String> paimon = rows(batch, "paimon." + table);
+        assertThat(paimon).containsExactlyInAnyOrder("+I[1, a]", "+I[2, b]", "+I[3, c]");
+        assertUnionReadsEqual(batch, table, paimon, "right after the rollback");
+
+        tEnv.executeSql("INSERT INTO lake." + table + " VALUES (6, 'after'), (1, 'after')").await();
+
+        paimon = rows(batch, "paimon." + table);
+        assertThat(paimon)
+                .containsExactlyInAnyOrder("+I[1, after]", "+I[2, b]", "+I[3, c]", "+I[6, after]");
+        assertUnionReadsEqual(batch, table, paimon, "after a new job wrote");
+    }
+
+    private static final String READ_COMMITTED =
+            " /*+ OPTIONS('lake-stream.read.isolation' = 'read-committed') */";
+
+    /** Both isolation levels' union reads of {@code table} return {@code paimon}'s rows. */
+    private static void assertUnionReadsEqual(
+            TableEnvironment batch, String table, List<String> paimon, String when) {
+        assertThat(rows(batch, "lake." + table))
+                .as("read-uncommitted " + when)
+                .containsExactlyInAnyOrderElementsOf(paimon);
+        assertThat(rows(batch, "lake." + table + READ_COMMITTED))
+                .as("read-committed " + when)
+                .containsExactlyInAnyOrderElementsOf(paimon);
+    }
+
+    private static String paimonCatalogDdl() {
+        return "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
+                + warehouse.toUri()
+                + "')";
+    }
+
+    private static List<String> rows(TableEnvironment tEnv, String table) {
+        List<String> rows = new ArrayList<>();
+        for (Row row :
+                CollectionUtil.iteratorToList(
+                        tEnv.executeSql("SELECT * FROM " + table).collect())) {
+            rows.add(row.toString());
+        }
+        return rows;
+    }
+}
