@@ -156,6 +156,10 @@ final class LakeStreamSplitPlanner {
             // all of them
             for (DataSplit data :
                     LakePartPlanner.plan(table, snapshot, readStart.scanOptions(), filter)) {
+                if (store != null) {
+                    // a read of the lake alone merges nothing with the store's buckets
+                    BucketLayoutCheck.check(streamTable, snapshot.id(), data);
+                }
                 lake.computeIfAbsent(
                                 new PartitionBucket(data.partition(), data.bucket()),
                                 pb -> new ArrayList<>())

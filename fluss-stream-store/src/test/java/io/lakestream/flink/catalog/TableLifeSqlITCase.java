@@ -22,9 +22,11 @@ import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.config.TableConfigOptions;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CollectionUtil;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,19 +38,23 @@ import java.util.List;
 
 import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Rollbacks of an enabled table through Paimon's own procedures, checked against Paimon's own read
- * of the same warehouse (a {@code paimon} catalog): right after the rollback, with no job writing,
- * the union read returns exactly what Paimon holds (not the rolled-back records, which stay in the
- * store above the offsets of the snapshot rolled back to), for both isolation levels; and it stays
- * equal after a new job writes the table again (its writer fences them before its first write).
+ * What Paimon's own procedures do to an enabled table, checked against Paimon's own read of the
+ * same warehouse (a {@code paimon} catalog).
  */
 @ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
-class RollbackITCase {
+class TableLifeSqlITCase {
 
     @TempDir static java.nio.file.Path warehouse;
 
+    /**
+     * A rollback: right after it, with no job writing, the union read returns exactly what Paimon
+     * holds (not the rolled-back records, which stay in the store above the offsets of the snapshot
+     * rolled back to), for both isolation levels; and it stays equal after a new job writes the
+     * table again (its writer fences them before its first write).
+     */
     @ParameterizedTest(name = "to a tag: {0}")
     @ValueSource(booleans = {false, true})
     void theUnionReadEqualsPaimonsReadAfterARollback(boolean toTag) throws Exception {
@@ -92,6 +98,51 @@ class RollbackITCase {
         assertThat(paimon)
                 .containsExactlyInAnyOrder("+I[1, after]", "+I[2, b]", "+I[3, c]", "+I[6, after]");
         assertUnionReadsEqual(batch, table, paimon, "after a new job wrote");
+    }
+
+    /**
+     * {@code CALL sys.rescale} of one partition into another bucket count: the union read refuses
+     * the table, naming the partition and the way out, instead of merging the store's old buckets
+     * with Paimon's new ones; a lake-only read still returns Paimon's rows.
+     */
+    @Test
+    void aRescaledPartitionIsRefusedByTheUnionRead() throws Exception {
+        String table = "db.rescaled";
+        LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
+        TableEnvironment tEnv = environments.batch();
+        tEnv.getConfig().set(TableConfigOptions.TABLE_DML_SYNC, true);
+        tEnv.executeSql("CREATE DATABASE IF NOT EXISTS lake.db");
+        tEnv.executeSql(
+                "CREATE TABLE lake."
+                        + table
+                        + " (dt STRING, id INT, v STRING, PRIMARY KEY (dt, id) NOT ENFORCED)"
+                        + " PARTITIONED BY (dt)"
+                        + " WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')");
+        tEnv.executeSql(
+                        "INSERT INTO lake."
+                                + table
+                                + " VALUES ('a', 1, 'x'), ('a', 2, 'y'), ('b', 3, 'z')")
+                .await();
+
+        tEnv.executeSql(
+                        "CALL lake.sys.rescale(`table` => '"
+                                + table
+                                + "', bucket_num => 3, `partition` => 'dt=a')")
+                .await();
+
+        assertThatThrownBy(() -> rows(tEnv, "lake." + table))
+                .hasStackTraceContaining("dt=a, bucket")
+                .hasStackTraceContaining("holds files in 3 buckets")
+                .hasStackTraceContaining("'lake-stream.read.lake-only' = 'true'");
+        tEnv.executeSql(paimonCatalogDdl());
+        assertThat(
+                        rows(
+                                tEnv,
+                                "lake."
+                                        + table
+                                        + " /*+ OPTIONS('lake-stream.read.lake-only' = 'true') */"))
+                .containsExactlyInAnyOrderElementsOf(rows(tEnv, "paimon." + table))
+                .hasSize(3);
     }
 
     private static final String READ_COMMITTED =
