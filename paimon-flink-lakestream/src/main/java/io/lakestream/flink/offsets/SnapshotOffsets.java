@@ -209,11 +209,36 @@ public final class SnapshotOffsets {
     /**
      * Anchors the snapshots that name an offsets file but have no anchor yet: those of a commit
      * whose writer failed before anchoring it, and those of tables whose chain was started before
-     * anchors existed. Run when a committer starts, before it commits or cleans up anything.
+     * anchors existed, and those hidden by anchors that a rollback left behind (which are deleted
+     * or written anew). Run when a committer starts, before it commits or cleans up anything.
      */
     public static void anchorUnanchoredSnapshots(FileStoreTable table) {
-        NavigableSet<Long> anchors =
-                OffsetsDirectory.of(table).anchorIds(table.coreOptions().branch());
-        anchorSnapshotsAfter(table, anchors.isEmpty() ? 0 : anchors.last());
+        OffsetsDirectory dir = OffsetsDirectory.of(table);
+        String branch = table.coreOptions().branch();
+        SnapshotManager snapshots = table.snapshotManager();
+        Long latest = snapshots.latestSnapshotId();
+        if (latest == null) {
+            return;
+        }
+        NavigableSet<Long> anchors = dir.anchorIds(branch);
+        // anchors above the latest snapshot belong to snapshots a rollback removed; no committer
+        // commits while this one starts (the writer lease), so none of them is being written
+        for (Long stale : anchors.tailSet(latest, false)) {
+            dir.deleteAnchor(branch, stale);
+        }
+        // anchoring went as far as the newest anchor that still names its retained snapshot's
+        // own map (or whose snapshot expired); a rollback may have left anchors below the latest
+        // snapshot too, of removed snapshots whose ids were used again
+        long anchoredUpTo = 0;
+        for (Long anchor : anchors.headSet(latest, true).descendingSet()) {
+            if (!snapshots.snapshotExists(anchor)
+                    || ownOffsetsFileOf(snapshots, anchor)
+                            .map(own -> own.equals(dir.readAnchor(branch, anchor)))
+                            .orElse(false)) {
+                anchoredUpTo = anchor;
+                break;
+            }
+        }
+        anchorSnapshotsAfter(table, anchoredUpTo);
     }
 }

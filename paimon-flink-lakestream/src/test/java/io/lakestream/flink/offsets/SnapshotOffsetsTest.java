@@ -212,4 +212,29 @@ class SnapshotOffsetsTest {
         }
         assertThat(SnapshotOffsets.ofLatestSnapshot(table)).contains(map(5));
     }
+
+    /**
+     * A rollback leaves the anchors of the removed snapshots above the latest one. A commit that
+     * failed before anchoring, after the rollback, is still anchored when the next committer
+     * starts: the stale anchors above the latest snapshot do not count as anchoring done.
+     */
+    @Test
+    void aCommitterStartAfterARollbackAnchorsWhatTheStaleAnchorsHide() throws Exception {
+        long first = commitWithOffsets(5);
+        commitWithOffsets(9);
+        commitWithOffsets(12);
+        table.rollbackTo(first);
+        // the next commit records its map but fails before its anchor
+        LocalPaimonTables.commitWithOffsets(
+                table, "lake", ++commits, map(7), Collections.emptyList(), false);
+        long unanchored = table.snapshotManager().latestSnapshotId();
+
+        SnapshotOffsets.anchorUnanchoredSnapshots(table);
+
+        assertThat(OffsetsDirectory.of(table).anchorIds("main")).contains(unanchored);
+        for (int i = 0; i < 5; i++) {
+            commitWithoutOffsets();
+        }
+        assertThat(SnapshotOffsets.ofLatestSnapshot(table)).contains(map(7));
+    }
 }
