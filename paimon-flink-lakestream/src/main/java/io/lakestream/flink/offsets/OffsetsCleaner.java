@@ -26,6 +26,8 @@ import org.apache.paimon.utils.BranchManager;
 
 import org.apache.flink.annotation.Internal;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,8 +40,8 @@ import java.util.Set;
  * Deletes the anchors and offsets files that no retained snapshot, tag or branch of a table needs
  * any more, so that their number stays bounded by what Paimon retains.
  *
- * <p>Of the anchors of each branch it keeps those of retained snapshots, the newest one before the
- * earliest retained snapshot (which that snapshot inherits), and the newest one at or before each
+ * <p>Of the anchors of each branch it keeps those of retained snapshots and changelogs, the newest
+ * one before the earliest of them (which that one inherits), and the newest one at or before each
  * tag; a branch without its own anchor falls back to the main branch's, so those are kept for it
  * too. Of the offsets files it keeps those the kept anchors and the tags name, and every file
  * younger than {@code minAgeMillis}: one may be written for a commit that has not happened yet
@@ -91,7 +93,7 @@ public final class OffsetsCleaner {
                     BranchManager.isMainBranch(branch) ? main : main.switchToBranch(branch);
             NavigableSet<Long> ids = anchors.get(branch);
             Set<Long> keep = kept.get(branch);
-            Long earliest = at.snapshotManager().earliestSnapshotId();
+            Long earliest = earliestRetained(at);
             List<Long> needed = new ArrayList<>();
             if (earliest == null) {
                 keep.addAll(ids); // nothing retained to judge by
@@ -146,5 +148,20 @@ public final class OffsetsCleaner {
             }
         }
         return new Result(deletedAnchors, deletedFiles);
+    }
+
+    /**
+     * The earliest snapshot id a read can still start from: the earliest retained snapshot, or an
+     * earlier changelog that Paimon keeps when changelog retention outlasts snapshot retention
+     * ({@code changelog.num-retained.*}); streaming reads start from those too.
+     */
+    @Nullable
+    private static Long earliestRetained(FileStoreTable table) {
+        Long snapshot = table.snapshotManager().earliestSnapshotId();
+        Long changelog = table.changelogManager().earliestLongLivedChangelogId();
+        if (snapshot == null || changelog == null) {
+            return snapshot == null ? changelog : snapshot;
+        }
+        return Math.min(snapshot, changelog);
     }
 }

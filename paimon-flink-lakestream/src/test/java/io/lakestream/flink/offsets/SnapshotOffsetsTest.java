@@ -179,6 +179,35 @@ class SnapshotOffsetsTest {
                 .contains(map(2));
     }
 
+    /**
+     * With changelog retention decoupled from snapshot retention, Paimon keeps expired snapshots as
+     * changelogs that streaming reads still start from; their maps stay resolvable after a
+     * cleaning.
+     */
+    @Test
+    void cleaningKeepsTheMapsOfRetainedChangelogs() throws Exception {
+        table =
+                table.copy(
+                        Map.of(
+                                "changelog.num-retained.min", "10",
+                                "changelog.num-retained.max", "10"));
+        for (int offset = 1; offset <= 8; offset++) {
+            commitWithOffsets(offset);
+        }
+        Long earliestChangelog = table.changelogManager().earliestLongLivedChangelogId();
+        assertThat(earliestChangelog).as("changelogs outlive their snapshots").isNotNull();
+        long earliestSnapshot = table.snapshotManager().earliestSnapshotId();
+        assertThat(earliestChangelog).isLessThan(earliestSnapshot);
+
+        OffsetsCleaner.clean(table, System.currentTimeMillis() + 1, 0);
+
+        for (long id = earliestChangelog; id < earliestSnapshot; id++) {
+            assertThat(SnapshotOffsets.ofSnapshot(table, id))
+                    .as("map of changelog %s", id)
+                    .contains(map(id));
+        }
+    }
+
     @Test
     void cleaningKeepsYoungFilesOfCommitsUnderWay() throws Exception {
         commitWithOffsets(1);
