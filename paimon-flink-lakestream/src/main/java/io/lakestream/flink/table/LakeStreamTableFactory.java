@@ -30,6 +30,7 @@ import org.apache.paimon.flink.DataCatalogTable;
 import org.apache.paimon.flink.FlinkCatalog;
 import org.apache.paimon.flink.FlinkConnectorOptions;
 import org.apache.paimon.flink.FlinkTableFactory;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
@@ -43,6 +44,7 @@ import org.apache.flink.table.connector.source.LookupTableSource;
 import javax.annotation.Nullable;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -143,8 +145,18 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
                 || !LakeStreamEnablement.isEnabled(options)) {
             return null;
         }
-        return ((FileStoreTable) ((DataCatalogTable) origin).table())
-                .copyWithoutTimeTravel(options);
+        FileStoreTable table =
+                ((FileStoreTable) ((DataCatalogTable) origin).table())
+                        .copyWithoutTimeTravel(options);
+        // a caching catalog ('cache-enabled', Paimon's default) may hand out the table as it was
+        // before another session turned the mode off: the latest schema decides
+        Optional<TableSchema> latest = table.schemaManager().latest();
+        if (latest.isPresent()
+                && latest.get().id() > table.schema().id()
+                && !LakeStreamEnablement.isEnabled(latest.get().options())) {
+            return null;
+        }
+        return table;
     }
 
     private Map<String, String> storeOptions(FileStoreTable table) {

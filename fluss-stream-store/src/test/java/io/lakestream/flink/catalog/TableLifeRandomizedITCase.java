@@ -1,0 +1,237 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.catalog;
+
+import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+import io.lakestream.store.fluss.testutils.SharedMiniCluster;
+
+import org.apache.paimon.table.FileStoreTable;
+
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.config.TableConfigOptions;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CollectionUtil;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A seeded random life of an enabled primary-key table: inserts through lake-stream mode and
+ * through Paimon's own catalog (another writer), compactions, snapshot expiry, tags, rollbacks to a
+ * tag or a snapshot, added columns, lake-stream mode turned off and on again. After every step both
+ * isolation levels' union reads equal Paimon's own read of the same warehouse (no step leaves an
+ * uncommitted tail: every write is a bounded job).
+ *
+ * <p>The build runs {@value #DEFAULT_STEPS} steps of seed {@value #DEFAULT_SEED}. A longer run is
+ * one command: {@code mvn -pl fluss-stream-store -am verify -Dtest=TableLifeRandomizedITCase
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dtablelife.seed=7 -Dtablelife.steps=300}. A failure
+ * names the seed and the steps taken, which replay it.
+ */
+@ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
+class TableLifeRandomizedITCase {
+
+    private static final long DEFAULT_SEED = 20261205L;
+    private static final int DEFAULT_STEPS = 14;
+    private static final String TABLE = "db.life";
+    private static final String[] PARTITIONS = {"a", "b", "c"};
+
+    @TempDir static java.nio.file.Path warehouse;
+
+    private final List<String> steps = new ArrayList<>();
+    private final List<String> tags = new ArrayList<>();
+    private TableEnvironment streaming;
+    private TableEnvironment batch;
+    private Random random;
+    private boolean enabled = true;
+    private int addedColumns;
+
+    @Test
+    void unionReadsEqualPaimonsReadAfterEveryStep() throws Exception {
+        long seed = Long.getLong("tablelife.seed", DEFAULT_SEED);
+        int count = Integer.getInteger("tablelife.steps", DEFAULT_STEPS);
+        random = new Random(seed);
+        LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
+        streaming = environments.streaming(Duration.ofSeconds(1));
+        batch = environments.batch();
+        batch.getConfig().set(TableConfigOptions.TABLE_DML_SYNC, true);
+        // both environments change the table: catalogs that cache tables would read stale schemas
+        String life = environments.catalogDdl("life", ", 'cache-enabled' = 'false'");
+        batch.executeSql(life);
+        streaming.executeSql(life);
+        batch.executeSql(
+                "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
+                        + warehouse.toUri()
+                        + "', 'cache-enabled' = 'false')");
+        streaming.executeSql(
+                "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
+                        + warehouse.toUri()
+                        + "', 'cache-enabled' = 'false')");
+        streaming
+                .executeSql(
+                        "CREATE TABLE life."
+                                + TABLE
+                                + " (dt STRING, id INT, v STRING, PRIMARY KEY (dt, id) NOT ENFORCED)"
+                                + " PARTITIONED BY (dt) WITH ('bucket' = '2',"
+                                + " 'lake-stream.enabled' = 'true')")
+                .await();
+        for (int i = 0; i < count; i++) {
+            try {
+                steps.add(nextStep(i));
+                assertUnionReadsEqualPaimon();
+            } catch (Exception | AssertionError e) {
+                throw new AssertionError(
+                        String.format(
+                                "Seed %d failed after step %d. Steps: %s", seed, i + 1, steps),
+                        e);
+            }
+        }
+        System.out.printf(
+                "Table life, seed %d: %d steps, all union reads equal Paimon's: %s%n",
+                seed, count, steps);
+    }
+
+    /** Takes one random step and returns what it did. */
+    private String nextStep(int index) throws Exception {
+        int pick = random.nextInt(100);
+        if (pick < 35) {
+            return insert("life", index);
+        } else if (pick < 50) {
+            return insert("paimon", index);
+        } else if (pick < 58) {
+            call("compact(`table` => '" + TABLE + "')");
+            return "compact";
+        } else if (pick < 66) {
+            call("expire_snapshots(`table` => '" + TABLE + "', retain_min => 1, retain_max => 2)");
+            return "expire snapshots, 2 kept";
+        } else if (pick < 74) {
+            String tag = "tag" + index;
+            long latest = latestSnapshotId();
+            call(
+                    "create_tag(`table` => '"
+                            + TABLE
+                            + "', tag => '"
+                            + tag
+                            + "', snapshot_id => CAST("
+                            + latest
+                            + " AS BIGINT))");
+            tags.add(tag);
+            return "tag " + tag + " at snapshot " + latest;
+        } else if (pick < 84) {
+            return rollback();
+        } else if (pick < 90 && addedColumns < 2) {
+            addedColumns++;
+            streaming.executeSql("ALTER TABLE life." + TABLE + " ADD c" + addedColumns + " INT");
+            return "add column c" + addedColumns;
+        } else {
+            enabled = !enabled;
+            streaming.executeSql(
+                    "ALTER TABLE life."
+                            + TABLE
+                            + " SET ('lake-stream.enabled' = '"
+                            + enabled
+                            + "')");
+            return enabled ? "enable" : "disable";
+        }
+    }
+
+    private String insert(String catalog, int index) throws Exception {
+        int rows = 1 + random.nextInt(5);
+        StringBuilder values = new StringBuilder();
+        for (int r = 0; r < rows; r++) {
+            if (r > 0) {
+                values.append(", ");
+            }
+            values.append(
+                    String.format(
+                            "('%s', %d, 's%d'%s)",
+                            PARTITIONS[random.nextInt(PARTITIONS.length)],
+                            random.nextInt(20),
+                            index,
+                            ", CAST(NULL AS INT)".repeat(addedColumns)));
+        }
+        streaming.executeSql("INSERT INTO " + catalog + "." + TABLE + " VALUES " + values).await();
+        return String.format("insert %d rows through %s", rows, catalog);
+    }
+
+    private String rollback() throws Exception {
+        List<String> live = new ArrayList<>();
+        for (Row row : collect(batch, "SELECT tag_name FROM paimon.db.`life$tags`")) {
+            live.add((String) row.getField(0));
+        }
+        if (!live.isEmpty() && random.nextBoolean()) {
+            String tag = live.get(random.nextInt(live.size()));
+            call("rollback_to(`table` => '" + TABLE + "', tag => '" + tag + "')");
+            return "rollback to tag " + tag;
+        }
+        FileStoreTable table = paimonTable(batch, TABLE);
+        Long earliest = table.snapshotManager().earliestSnapshotId();
+        long latest = latestSnapshotId();
+        if (earliest == null || earliest >= latest) {
+            return "no rollback (one snapshot)";
+        }
+        long to = earliest + random.nextInt((int) (latest - earliest));
+        call("rollback_to(`table` => '" + TABLE + "', snapshot_id => CAST(" + to + " AS BIGINT))");
+        return "rollback to snapshot " + to;
+    }
+
+    private void call(String procedure) throws Exception {
+        batch.executeSql("CALL life.sys." + procedure).await();
+    }
+
+    private long latestSnapshotId() throws Exception {
+        Long latest = paimonTable(batch, TABLE).snapshotManager().latestSnapshotId();
+        return latest == null ? 0 : latest;
+    }
+
+    private void assertUnionReadsEqualPaimon() {
+        List<String> paimon = rows("paimon." + TABLE);
+        assertThat(rows("life." + TABLE))
+                .as("read-uncommitted union read")
+                .containsExactlyInAnyOrderElementsOf(paimon);
+        assertThat(
+                        rows(
+                                "life."
+                                        + TABLE
+                                        + " /*+ OPTIONS('lake-stream.read.isolation' ="
+                                        + " 'read-committed') */"))
+                .as("read-committed union read")
+                .containsExactlyInAnyOrderElementsOf(paimon);
+    }
+
+    private List<String> rows(String table) {
+        List<String> rows = new ArrayList<>();
+        for (Row row : collect(batch, "SELECT * FROM " + table)) {
+            rows.add(row.toString());
+        }
+        return rows;
+    }
+
+    private static List<Row> collect(TableEnvironment tEnv, String query) {
+        return CollectionUtil.iteratorToList(tEnv.executeSql(query).collect());
+    }
+}
