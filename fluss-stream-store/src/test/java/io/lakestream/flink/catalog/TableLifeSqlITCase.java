@@ -101,6 +101,43 @@ class TableLifeSqlITCase {
     }
 
     /**
+     * A rollback behind the snapshot that enabled the mode again: the latest snapshot is then one
+     * after which the mode was off. A bounded union read follows no change after it, so it reads
+     * the snapshot (and nothing the store holds past its offsets) instead of refusing the table.
+     */
+    @Test
+    void aRollbackBehindAReEnablementLeavesTheTableReadable() throws Exception {
+        String table = "db.rolled_back_behind_enable";
+        LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
+        TableEnvironment tEnv = environments.streaming(Duration.ofSeconds(1));
+        tEnv.executeSql(
+                "CREATE TABLE lake."
+                        + table
+                        + " (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                        + " WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')");
+        tEnv.executeSql("INSERT INTO lake." + table + " VALUES (1, 'a'), (2, 'b')").await();
+        long beforeDisable = paimonTable(tEnv, table).snapshotManager().latestSnapshotId();
+        tEnv.executeSql("ALTER TABLE lake." + table + " SET ('lake-stream.enabled' = 'false')");
+        tEnv.executeSql("INSERT INTO lake." + table + " VALUES (3, 'while off')").await();
+        tEnv.executeSql("ALTER TABLE lake." + table + " SET ('lake-stream.enabled' = 'true')");
+        tEnv.executeSql("INSERT INTO lake." + table + " VALUES (4, 'rolled back')").await();
+
+        tEnv.executeSql(
+                        "CALL lake.sys.rollback_to(`table` => '"
+                                + table
+                                + "', snapshot_id => CAST("
+                                + beforeDisable
+                                + " AS BIGINT))")
+                .await();
+
+        TableEnvironment batch = environments.batch();
+        batch.executeSql(paimonCatalogDdl());
+        List<String> paimon = rows(batch, "paimon." + table);
+        assertThat(paimon).containsExactlyInAnyOrder("+I[1, a]", "+I[2, b]");
+        assertUnionReadsEqual(batch, table, paimon, "after a rollback behind the enablement");
+    }
+
+    /**
      * {@code CALL sys.rescale} of one partition into another bucket count: the union read refuses
      * the table, naming the partition and the way out, instead of merging the store's old buckets
      * with Paimon's new ones; a lake-only read still returns Paimon's rows.

@@ -134,9 +134,23 @@ public final class ReadStart {
      */
     public static ReadStart resolve(FileStoreTable table, boolean bounded) {
         if (bounded) {
-            return travelsInTime(table.options())
-                    ? snapshotState(table)
-                    : full(table, table.snapshotManager().latestSnapshot(), "the latest snapshot");
+            if (travelsInTime(table.options())) {
+                return snapshotState(table);
+            }
+            // no change after the latest snapshot is followed: whether the mode was off since it
+            // does not matter. It can have been only after a rollback behind the enabling
+            // snapshot, and what the store holds past its offsets is then no snapshot's: a writer
+            // fences it when it starts, and with no writer the read stops at the offsets.
+            Snapshot latest = table.snapshotManager().latestSnapshot();
+            if (latest == null) {
+                return full(table, null, "the latest snapshot");
+            }
+            return new ReadStart(
+                    latest,
+                    true,
+                    false,
+                    SnapshotOffsets.ofSnapshot(table, latest.id()).orElse(StreamOffsets.empty()),
+                    scanOptions(CoreOptions.SCAN_SNAPSHOT_ID, String.valueOf(latest.id())));
         }
         CoreOptions options = table.coreOptions();
         SnapshotManager snapshots = table.snapshotManager();
