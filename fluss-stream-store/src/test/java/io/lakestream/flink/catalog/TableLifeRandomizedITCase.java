@@ -18,12 +18,20 @@
 
 package io.lakestream.flink.catalog;
 
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.paimon.table.FileStoreTable;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.config.TableConfigOptions;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CollectionUtil;
@@ -32,18 +40,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.annotation.Nullable;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 
 import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A seeded random life of an enabled primary-key table: inserts through lake-stream mode and
- * through Paimon's own catalog (another writer), compactions, snapshot expiry, tags, rollbacks to a
- * tag or a snapshot, added columns, lake-stream mode turned off and on again. After every step both
+ * through Paimon's own catalog (another writer), a streaming job stopped with a savepoint and
+ * restored from its latest or an older one, compactions, snapshot expiry, tags, rollbacks to a tag
+ * or a snapshot, added columns, lake-stream mode turned off and on again. After every step both
  * isolation levels' union reads equal Paimon's own read of the same warehouse (no step leaves an
  * uncommitted tail: every write is a bounded job).
  *
@@ -56,7 +68,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TableLifeRandomizedITCase {
 
     private static final long DEFAULT_SEED = 20261205L;
-    private static final int DEFAULT_STEPS = 14;
+    private static final int DEFAULT_STEPS = 16;
     private static final String TABLE = "db.life";
     private static final String[] PARTITIONS = {"a", "b", "c"};
 
@@ -65,10 +77,16 @@ class TableLifeRandomizedITCase {
     private final List<String> steps = new ArrayList<>();
     private final List<String> tags = new ArrayList<>();
     private TableEnvironment streaming;
+    private String lifeCatalogDdl;
     private TableEnvironment batch;
     private Random random;
     private boolean enabled = true;
     private int addedColumns;
+
+    /** Savepoints of streaming jobs, oldest first; kept while the job's plan still fits. */
+    private final List<String> savepoints = new ArrayList<>();
+
+    @TempDir java.nio.file.Path savepointDir;
 
     @Test
     void unionReadsEqualPaimonsReadAfterEveryStep() throws Exception {
@@ -80,9 +98,9 @@ class TableLifeRandomizedITCase {
         batch = environments.batch();
         batch.getConfig().set(TableConfigOptions.TABLE_DML_SYNC, true);
         // both environments change the table: catalogs that cache tables would read stale schemas
-        String life = environments.catalogDdl("life", ", 'cache-enabled' = 'false'");
-        batch.executeSql(life);
-        streaming.executeSql(life);
+        lifeCatalogDdl = environments.catalogDdl("life", ", 'cache-enabled' = 'false'");
+        batch.executeSql(lifeCatalogDdl);
+        streaming.executeSql(lifeCatalogDdl);
         batch.executeSql(
                 "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
                         + warehouse.toUri()
@@ -118,7 +136,11 @@ class TableLifeRandomizedITCase {
     /** Takes one random step and returns what it did. */
     private String nextStep(int index) throws Exception {
         int pick = random.nextInt(100);
-        if (pick < 35) {
+        if (pick < 16 && enabled) {
+            return savepoints.isEmpty() || random.nextInt(5) < 2
+                    ? stopWithSavepoint()
+                    : restoreSavepoint();
+        } else if (pick < 35) {
             return insert("life", index);
         } else if (pick < 50) {
             return insert("paimon", index);
@@ -143,11 +165,18 @@ class TableLifeRandomizedITCase {
             return "tag " + tag + " at snapshot " + latest;
         } else if (pick < 84) {
             return rollback();
-        } else if (pick < 90 && addedColumns < 2) {
+        } else if (pick < 92) {
+            if (addedColumns >= 2) {
+                return insert("life", index);
+            }
             addedColumns++;
+            // the streaming job's plan writes one column more from now on
+            savepoints.clear();
             streaming.executeSql("ALTER TABLE life." + TABLE + " ADD c" + addedColumns + " INT");
             return "add column c" + addedColumns;
         } else {
+            // savepoint steps wait while the mode is off: Paimon's own sink then writes the table,
+            // a topology the savepoints do not fit
             enabled = !enabled;
             streaming.executeSql(
                     "ALTER TABLE life."
@@ -157,6 +186,71 @@ class TableLifeRandomizedITCase {
                             + "')");
             return enabled ? "enable" : "disable";
         }
+    }
+
+    /**
+     * A streaming job writes generated rows with checkpoints and is stopped with a savepoint after
+     * it committed; nothing stays uncommitted.
+     */
+    private String stopWithSavepoint() throws Exception {
+        long before = latestSnapshotId();
+        JobClient job = startStreamingJob(null);
+        Await.until(
+                () -> latestSnapshotId() >= before + 2 || isTerminal(job),
+                "the streaming job commits");
+        String savepoint =
+                job.stopWithSavepoint(
+                                false,
+                                savepointDir.toUri().toString(),
+                                SavepointFormatType.CANONICAL)
+                        .get(60, TimeUnit.SECONDS);
+        job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+        savepoints.add(savepoint);
+        return "streaming job stopped with savepoint " + savepoints.size();
+    }
+
+    /**
+     * The streaming job restored from its latest or an older savepoint, run to the end of its
+     * input: it writes the rows after the savepoint again, over what later jobs committed.
+     */
+    private String restoreSavepoint() throws Exception {
+        int which = random.nextInt(savepoints.size());
+        JobClient job = startStreamingJob(savepoints.get(which));
+        job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        return String.format(
+                "streaming job restored from savepoint %d of %d, run to its end",
+                which + 1, savepoints.size());
+    }
+
+    private JobClient startStreamingJob(@Nullable String savepoint) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(1);
+        env.enableCheckpointing(300);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.executeSql(lifeCatalogDdl);
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE gen (seq BIGINT) WITH ('connector' = 'datagen',"
+                        + " 'rows-per-second' = '60', 'fields.seq.kind' = 'sequence',"
+                        + " 'fields.seq.start' = '0', 'fields.seq.end' = '239')");
+        return tEnv.executeSql(
+                        "INSERT INTO life."
+                                + TABLE
+                                + " SELECT CASE seq % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'b'"
+                                + " ELSE 'c' END, CAST(seq % 20 AS INT),"
+                                + " CONCAT('j', CAST(seq AS STRING))"
+                                + ", CAST(NULL AS INT)".repeat(addedColumns)
+                                + " FROM gen")
+                .getJobClient()
+                .orElseThrow();
+    }
+
+    private static boolean isTerminal(JobClient job) throws Exception {
+        return job.getJobStatus().get().isGloballyTerminalState();
     }
 
     private String insert(String catalog, int index) throws Exception {
