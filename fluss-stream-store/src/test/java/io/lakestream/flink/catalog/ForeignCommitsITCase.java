@@ -22,14 +22,25 @@ import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.CollectionUtil;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -100,5 +111,143 @@ class ForeignCommitsITCase {
                                 tEnv,
                                 "lake.db.hinted /*+ OPTIONS('lake-stream.enabled' = 'false') */"))
                 .isEqualTo(1);
+    }
+
+    /**
+     * An enabled table is written in turns through the lake-stream sink and through Paimon's own
+     * catalog while two streaming reads run, one per isolation level: each returns every row once,
+     * and its changelog, applied, equals Paimon's batch read of the table at the end. The
+     * primary-key table has {@code 'changelog-producer' = 'input'} and takes updates from both.
+     */
+    @ParameterizedTest(name = "primary key: {0}")
+    @ValueSource(booleans = {false, true})
+    void streamingReadsFollowPaimonsOwnCommits(boolean primaryKey) throws Exception {
+        String table = primaryKey ? "db.followed_pk" : "db.followed_append";
+        TableEnvironment batch = environments.batch();
+        batch.executeSql(paimonCatalogDdl());
+        batch.executeSql(
+                "CREATE TABLE lake."
+                        + table
+                        + (primaryKey
+                                ? " (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                                        + "'changelog-producer' = 'input', "
+                                : " (id INT, v STRING) WITH ('bucket-key' = 'id', ")
+                        + "'bucket' = '2', 'lake-stream.enabled' = 'true')");
+        batch.executeSql("INSERT INTO lake." + table + " VALUES (1, 'lake'), (2, 'lake')").await();
+
+        TableEnvironment streaming = environments.streaming(null);
+        TableResult uncommitted = streaming.executeSql("SELECT * FROM lake." + table);
+        TableResult committed =
+                streaming.executeSql(
+                        "SELECT * FROM lake."
+                                + table
+                                + " /*+ OPTIONS('lake-stream.read.isolation' = "
+                                + "'read-committed') */");
+        try (CloseableIterator<Row> uncommittedRows = uncommitted.collect();
+                CloseableIterator<Row> committedRows = committed.collect()) {
+            Changelog uncommittedLog = new Changelog(primaryKey);
+            Changelog committedLog = new Changelog(primaryKey);
+            String[] writes = {
+                "INSERT INTO paimon."
+                        + table
+                        + " VALUES (3, 'paimon'), (4, 'paimon')"
+                        + (primaryKey ? ", (1, 'paimon')" : ""),
+                "INSERT INTO lake."
+                        + table
+                        + " VALUES (5, 'lake')"
+                        + (primaryKey ? ", (3, 'lake')" : ""),
+                "INSERT INTO paimon."
+                        + table
+                        + " VALUES (6, 'paimon')"
+                        + (primaryKey ? ", (5, 'paimon')" : "")
+            };
+            // the reads have started once they returned the first commit; after each commit they
+            // return its rows (the order of two writers' changes of one key is the order of their
+            // commits only when one commits before the other writes)
+            List<String> paimon = paimonRowsOf(batch, table);
+            for (int step = 0; step <= writes.length; step++) {
+                uncommittedLog.readUntil(uncommittedRows, paimon);
+                committedLog.readUntil(committedRows, paimon);
+                if (step < writes.length) {
+                    batch.executeSql(writes[step]).await();
+                    paimon = paimonRowsOf(batch, table);
+                }
+            }
+            assertThat(paimon).hasSize(6);
+            System.out.println("Changelog (read-uncommitted): " + uncommittedLog.changes);
+            System.out.println("Changelog (read-committed): " + committedLog.changes);
+            assertThat(uncommittedLog.rows()).containsExactlyInAnyOrderElementsOf(paimon);
+            assertThat(committedLog.rows()).containsExactlyInAnyOrderElementsOf(paimon);
+        } finally {
+            uncommitted.getJobClient().orElseThrow().cancel().get();
+            committed.getJobClient().orElseThrow().cancel().get();
+        }
+    }
+
+    /** The rows of a streaming read, applied in order. */
+    private static final class Changelog {
+        private final boolean primaryKey;
+        private final Map<Object, List<String>> rowsByKey = new HashMap<>();
+        private final List<String> changes = new ArrayList<>();
+        private int next;
+
+        Changelog(boolean primaryKey) {
+            this.primaryKey = primaryKey;
+        }
+
+        /**
+         * Applies rows until the applied rows are {@code expected}. A row returned twice (an append
+         * row, or an insert of a key that has a row) fails at once.
+         */
+        void readUntil(CloseableIterator<Row> rows, List<String> expected) {
+            while (!sameRows(rows(), expected)) {
+                Row row = rows.next();
+                changes.add(row.toString());
+                RowKind kind = row.getKind();
+                Row insert = Row.copy(row);
+                insert.setKind(RowKind.INSERT);
+                Object key = primaryKey ? row.getField(0) : next++;
+                List<String> kept = rowsByKey.computeIfAbsent(key, k -> new ArrayList<>());
+                if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
+                    assertThat(kept).as("the row of %s before %s", key, row).isEmpty();
+                    kept.add(insert.toString());
+                } else {
+                    assertThat(kept)
+                            .as("the row %s retracts", row)
+                            .containsExactly(insert.toString());
+                    kept.clear();
+                }
+            }
+        }
+
+        List<String> rows() {
+            List<String> rows = new ArrayList<>();
+            rowsByKey.values().forEach(rows::addAll);
+            return rows;
+        }
+
+        private static boolean sameRows(List<String> actual, List<String> expected) {
+            List<String> left = new ArrayList<>(actual);
+            List<String> right = new ArrayList<>(expected);
+            left.sort(null);
+            right.sort(null);
+            return left.equals(right);
+        }
+    }
+
+    private static List<String> paimonRowsOf(TableEnvironment batch, String table) {
+        List<String> rows = new ArrayList<>();
+        for (Row row :
+                CollectionUtil.iteratorToList(
+                        batch.executeSql("SELECT * FROM paimon." + table).collect())) {
+            rows.add(row.toString());
+        }
+        return rows;
+    }
+
+    private static String paimonCatalogDdl() {
+        return "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
+                + warehouse.toUri()
+                + "')";
     }
 }

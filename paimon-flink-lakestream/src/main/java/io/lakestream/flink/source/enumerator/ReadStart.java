@@ -99,6 +99,7 @@ public final class ReadStart {
     private final boolean exact;
     private final StreamOffsets logOffsets;
     private final Map<String, String> scanOptions;
+    private final long changesAfter;
 
     private ReadStart(
             @Nullable Snapshot snapshot,
@@ -106,6 +107,23 @@ public final class ReadStart {
             boolean exact,
             StreamOffsets logOffsets,
             Map<String, String> scanOptions) {
+        this(
+                snapshot,
+                readsState,
+                exact,
+                logOffsets,
+                scanOptions,
+                snapshot == null ? 0 : snapshot.id());
+    }
+
+    private ReadStart(
+            @Nullable Snapshot snapshot,
+            boolean readsState,
+            boolean exact,
+            StreamOffsets logOffsets,
+            Map<String, String> scanOptions,
+            long changesAfter) {
+        this.changesAfter = changesAfter;
         this.snapshot = snapshot;
         this.readsState = readsState;
         this.exact = exact;
@@ -284,7 +302,8 @@ public final class ReadStart {
                 before != null && table.snapshotManager().snapshotExists(before)
                         ? table.snapshotManager().snapshot(before)
                         : null;
-        return new ReadStart(snapshot, false, false, offsets, new HashMap<>());
+        return new ReadStart(
+                snapshot, false, false, offsets, new HashMap<>(), before == null ? 0 : before);
     }
 
     /**
@@ -447,5 +466,14 @@ public final class ReadStart {
      */
     public Map<String, String> scanOptions() {
         return scanOptions;
+    }
+
+    /**
+     * The last snapshot whose changes the read does not return as changes: the snapshot whose state
+     * it reads, or the one after which its changes start; 0 before the first snapshot. An unbounded
+     * read follows the commits of other writers from the next one on.
+     */
+    public long changesAfter() {
+        return changesAfter;
     }
 }
