@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.catalog;
 
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -41,6 +42,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 
 import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -116,13 +119,16 @@ class ForeignCommitsITCase {
     /**
      * An enabled table is written in turns through the lake-stream sink and through Paimon's own
      * catalog while two streaming reads run, one per isolation level: each returns every row once,
-     * and its changelog, applied, equals Paimon's batch read of the table at the end. The
-     * primary-key table has {@code 'changelog-producer' = 'input'} and takes updates from both.
+     * and its changelog, applied, equals Paimon's batch read of the table after each commit. The
+     * primary-key tables take updates from both writers: with {@code 'changelog-producer' =
+     * 'input'} the read returns the changelog files of Paimon's commits, with {@code 'lookup'}
+     * their new data files, merged into the changelog as the store's rows are.
      */
-    @ParameterizedTest(name = "primary key: {0}")
-    @ValueSource(booleans = {false, true})
-    void streamingReadsFollowPaimonsOwnCommits(boolean primaryKey) throws Exception {
-        String table = primaryKey ? "db.followed_pk" : "db.followed_append";
+    @ParameterizedTest(name = "changelog producer: {0}")
+    @ValueSource(strings = {"append table", "input", "lookup"})
+    void streamingReadsFollowPaimonsOwnCommits(String producer) throws Exception {
+        boolean primaryKey = !producer.equals("append table");
+        String table = "db.followed_" + (primaryKey ? producer : "append");
         TableEnvironment batch = environments.batch();
         batch.executeSql(paimonCatalogDdl());
         batch.executeSql(
@@ -130,7 +136,9 @@ class ForeignCommitsITCase {
                         + table
                         + (primaryKey
                                 ? " (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
-                                        + "'changelog-producer' = 'input', "
+                                        + "'changelog-producer' = '"
+                                        + producer
+                                        + "', "
                                 : " (id INT, v STRING) WITH ('bucket-key' = 'id', ")
                         + "'bucket' = '2', 'lake-stream.enabled' = 'true')");
         batch.executeSql("INSERT INTO lake." + table + " VALUES (1, 'lake'), (2, 'lake')").await();
@@ -145,8 +153,8 @@ class ForeignCommitsITCase {
                                 + "'read-committed') */");
         try (CloseableIterator<Row> uncommittedRows = uncommitted.collect();
                 CloseableIterator<Row> committedRows = committed.collect()) {
-            Changelog uncommittedLog = new Changelog(primaryKey);
-            Changelog committedLog = new Changelog(primaryKey);
+            Changelog uncommittedLog = new Changelog(primaryKey, uncommittedRows);
+            Changelog committedLog = new Changelog(primaryKey, committedRows);
             String[] writes = {
                 "INSERT INTO paimon."
                         + table
@@ -166,8 +174,8 @@ class ForeignCommitsITCase {
             // commits only when one commits before the other writes)
             List<String> paimon = paimonRowsOf(batch, table);
             for (int step = 0; step <= writes.length; step++) {
-                uncommittedLog.readUntil(uncommittedRows, paimon);
-                committedLog.readUntil(committedRows, paimon);
+                uncommittedLog.readUntil(paimon);
+                committedLog.readUntil(paimon);
                 if (step < writes.length) {
                     batch.executeSql(writes[step]).await();
                     paimon = paimonRowsOf(batch, table);
@@ -184,39 +192,63 @@ class ForeignCommitsITCase {
         }
     }
 
-    /** The rows of a streaming read, applied in order. */
+    /**
+     * The rows of a streaming read, taken from it by a thread of their own and applied in order, so
+     * that a read that never returns the expected rows fails the wait instead of blocking it.
+     */
     private static final class Changelog {
         private final boolean primaryKey;
+        private final BlockingQueue<Row> taken = new LinkedBlockingQueue<>();
         private final Map<Object, List<String>> rowsByKey = new HashMap<>();
         private final List<String> changes = new ArrayList<>();
         private int next;
 
-        Changelog(boolean primaryKey) {
+        Changelog(boolean primaryKey, CloseableIterator<Row> rows) {
             this.primaryKey = primaryKey;
+            Thread taker =
+                    new Thread(
+                            () -> {
+                                try {
+                                    while (rows.hasNext()) {
+                                        taken.add(rows.next());
+                                    }
+                                } catch (RuntimeException e) {
+                                    // the job was cancelled at the end of the test
+                                }
+                            },
+                            "streaming read rows");
+            taker.setDaemon(true);
+            taker.start();
         }
 
         /**
          * Applies rows until the applied rows are {@code expected}. A row returned twice (an append
          * row, or an insert of a key that has a row) fails at once.
          */
-        void readUntil(CloseableIterator<Row> rows, List<String> expected) {
-            while (!sameRows(rows(), expected)) {
-                Row row = rows.next();
-                changes.add(row.toString());
-                RowKind kind = row.getKind();
-                Row insert = Row.copy(row);
-                insert.setKind(RowKind.INSERT);
-                Object key = primaryKey ? row.getField(0) : next++;
-                List<String> kept = rowsByKey.computeIfAbsent(key, k -> new ArrayList<>());
-                if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
-                    assertThat(kept).as("the row of %s before %s", key, row).isEmpty();
-                    kept.add(insert.toString());
-                } else {
-                    assertThat(kept)
-                            .as("the row %s retracts", row)
-                            .containsExactly(insert.toString());
-                    kept.clear();
-                }
+        void readUntil(List<String> expected) throws Exception {
+            Await.until(
+                    () -> {
+                        for (Row row = taken.poll(); row != null; row = taken.poll()) {
+                            apply(row);
+                        }
+                        return sameRows(rows(), expected);
+                    },
+                    "the read returns " + expected + "; it returned " + changes);
+        }
+
+        private void apply(Row row) {
+            changes.add(row.toString());
+            RowKind kind = row.getKind();
+            Row insert = Row.copy(row);
+            insert.setKind(RowKind.INSERT);
+            Object key = primaryKey ? row.getField(0) : next++;
+            List<String> kept = rowsByKey.computeIfAbsent(key, k -> new ArrayList<>());
+            if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
+                assertThat(kept).as("the row of %s before %s", key, row).isEmpty();
+                kept.add(insert.toString());
+            } else {
+                assertThat(kept).as("the row %s retracts", row).containsExactly(insert.toString());
+                kept.clear();
             }
         }
 
