@@ -40,9 +40,16 @@ import java.util.Objects;
  * <p>Progress is kept in the split: how many records of the lake part were emitted (a restore skips
  * them, as Paimon's own source does) and the next log offset. A split whose log has a stop offset
  * is finished when it reaches it; without one it is read for as long as the job runs.
+ *
+ * <p>A split of another writer's commit ({@link #followed}) carries that snapshot's changes of the
+ * partition-bucket as its lake part and has no log part; its id is the partition-bucket's and the
+ * snapshot's, so it is read beside the partition-bucket's own split, by the same reader.
  */
 @Internal
 public final class LakeStreamSplit implements SourceSplit {
+
+    /** The {@link #followedSnapshotId()} of a split that follows no snapshot. */
+    public static final long NOT_FOLLOWED = -1;
 
     private final PartitionBucket partitionBucket;
     private final List<DataSplit> lakeSplits;
@@ -89,9 +96,6 @@ public final class LakeStreamSplit implements SourceSplit {
         this.logStopOffset = logStopOffset;
         this.followedSnapshotId = followedSnapshotId;
     }
-
-    /** The {@link #followedSnapshotId()} of a split that follows no snapshot. */
-    public static final long NOT_FOLLOWED = -1;
 
     /**
      * A split of the changes that {@code snapshotId}, a commit of another writer (no offsets map),
