@@ -20,6 +20,7 @@ package io.lakestream.flink.table;
 
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.LakeStreamTableBuilder;
+import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.catalog.StreamTableCache;
 import io.lakestream.flink.store.StreamTable;
@@ -36,6 +37,7 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
@@ -104,6 +106,7 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
+        refuseDisablingHint(context);
         FileStoreTable table = enabledTable(context);
         if (table == null) {
             return super.createDynamicTableSink(context);
@@ -134,6 +137,40 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
                     storeOptions,
                     () -> LakeStreamTableBuilder.lookUpStreamTable(spec, storeOptions));
         };
+    }
+
+    /**
+     * Refuses a write into a table in lake-stream mode whose dynamic options (a {@code /*+
+     * OPTIONS(...) *}{@code /} hint) switch the mode off: such a write would commit rows that name
+     * no stream offsets through the catalog that promises lake-stream mode. Readers follow such
+     * commits (see docs/consistency.md, "Commits of other writers"), but a hint is no way to leave
+     * the mode by accident: the user disables the mode, or writes through Paimon's own catalog
+     * knowingly.
+     */
+    private static void refuseDisablingHint(Context context) {
+        CatalogTable origin = context.getCatalogTable().getOrigin();
+        if (!(origin instanceof DataCatalogTable)
+                || !LakeStreamEnablement.isEnabled(((DataCatalogTable) origin).table().options())
+                || LakeStreamEnablement.isEnabled(context.getCatalogTable().getOptions())) {
+            return;
+        }
+        String key = LakeStreamOptions.ENABLED.key();
+        throw StatementErrors.rootOf(
+                ValidationException::new,
+                String.format(
+                        "Cannot write table %s with '%s' = '%s' in a hint: the table is in "
+                                + "lake-stream mode, and a write through the paimon-lakestream "
+                                + "catalog always writes the stream store too. Remove the hint; "
+                                + "to write without the stream store, disable lake-stream mode "
+                                + "(ALTER TABLE ... SET ('%s' = 'false') or CALL "
+                                + "sys.disable_lake_stream), or write through Paimon's own "
+                                + "catalog ('type' = 'paimon'), whose commits streaming "
+                                + "lake-stream reads follow at each commit, not within a second.",
+                        context.getObjectIdentifier().asSummaryString(),
+                        key,
+                        context.getCatalogTable().getOptions().get(key),
+                        key),
+                null);
     }
 
     /** The Paimon table with the query's options (hints included) if it is enabled, else null. */

@@ -45,6 +45,7 @@ public final class LakeStreamEnumeratorState {
     private final Set<PartitionBucket> planned;
     private final List<LakeStreamSplit> unassigned;
     @Nullable private final Long checkedSchemaId;
+    @Nullable private final Long nextFollowedSnapshotId;
 
     public LakeStreamEnumeratorState(
             Collection<PartitionBucket> planned, List<LakeStreamSplit> unassigned) {
@@ -60,6 +61,20 @@ public final class LakeStreamEnumeratorState {
             Collection<PartitionBucket> planned,
             List<LakeStreamSplit> unassigned,
             @Nullable Long checkedSchemaId) {
+        this(planned, unassigned, checkedSchemaId, null);
+    }
+
+    /**
+     * @param nextFollowedSnapshotId the id of the next snapshot the read looks at for a commit of
+     *     another writer; null when unknown (not planned yet, or state written before the
+     *     enumerator followed other writers)
+     */
+    public LakeStreamEnumeratorState(
+            Collection<PartitionBucket> planned,
+            List<LakeStreamSplit> unassigned,
+            @Nullable Long checkedSchemaId,
+            @Nullable Long nextFollowedSnapshotId) {
+        this.nextFollowedSnapshotId = nextFollowedSnapshotId;
         this.planned = Collections.unmodifiableSet(new LinkedHashSet<>(planned));
         this.unassigned = Collections.unmodifiableList(unassigned);
         this.checkedSchemaId = checkedSchemaId;
@@ -79,6 +94,12 @@ public final class LakeStreamEnumeratorState {
         return checkedSchemaId;
     }
 
+    /** The id of the next snapshot to look at for another writer's commit; null when unknown. */
+    @Nullable
+    public Long nextFollowedSnapshotId() {
+        return nextFollowedSnapshotId;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof LakeStreamEnumeratorState)) {
@@ -87,12 +108,13 @@ public final class LakeStreamEnumeratorState {
         LakeStreamEnumeratorState that = (LakeStreamEnumeratorState) o;
         return planned.equals(that.planned)
                 && unassigned.equals(that.unassigned)
-                && Objects.equals(checkedSchemaId, that.checkedSchemaId);
+                && Objects.equals(checkedSchemaId, that.checkedSchemaId)
+                && Objects.equals(nextFollowedSnapshotId, that.nextFollowedSnapshotId);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(planned, unassigned, checkedSchemaId);
+        return Objects.hash(planned, unassigned, checkedSchemaId, nextFollowedSnapshotId);
     }
 
     @Override
@@ -101,6 +123,8 @@ public final class LakeStreamEnumeratorState {
                 + " partition-buckets planned, "
                 + unassigned.size()
                 + " unassigned, schemas checked up to "
-                + checkedSchemaId;
+                + checkedSchemaId
+                + ", next snapshot followed "
+                + nextFollowedSnapshotId;
     }
 }

@@ -50,11 +50,16 @@ public final class LakeStreamEnumeratorStateSerializer
 
     public static final int VERSION_2 = 2;
 
+    /** Adds the next snapshot to look at for another writer's commit. */
+    public static final int VERSION_3 = 3;
+
+    private static final long UNKNOWN_SNAPSHOT_ID = -1;
+
     private static final long UNKNOWN_SCHEMA_ID = -1;
 
     @Override
     public int getVersion() {
-        return VERSION_2;
+        return VERSION_3;
     }
 
     @Override
@@ -75,6 +80,10 @@ public final class LakeStreamEnumeratorStateSerializer
         }
         out.writeLong(
                 state.checkedSchemaId() == null ? UNKNOWN_SCHEMA_ID : state.checkedSchemaId());
+        out.writeLong(
+                state.nextFollowedSnapshotId() == null
+                        ? UNKNOWN_SNAPSHOT_ID
+                        : state.nextFollowedSnapshotId());
         out.flush();
         return bytes.toByteArray();
     }
@@ -82,11 +91,11 @@ public final class LakeStreamEnumeratorStateSerializer
     @Override
     public LakeStreamEnumeratorState deserialize(int version, byte[] serialized)
             throws IOException {
-        if (version != VERSION_1 && version != VERSION_2) {
+        if (version < VERSION_1 || version > VERSION_3) {
             throw new IOException(
                     "Unknown version "
                             + version
-                            + " of a lake-stream enumerator state; this reader knows 1 and 2.");
+                            + " of a lake-stream enumerator state; this reader knows 1 to 3.");
         }
         DataInputViewStreamWrapper in =
                 new DataInputViewStreamWrapper(new ByteArrayInputStream(serialized));
@@ -109,6 +118,12 @@ public final class LakeStreamEnumeratorStateSerializer
             long id = in.readLong();
             checkedSchemaId = id == UNKNOWN_SCHEMA_ID ? null : id;
         }
-        return new LakeStreamEnumeratorState(planned, unassigned, checkedSchemaId);
+        Long nextFollowedSnapshotId = null;
+        if (version >= VERSION_3) {
+            long id = in.readLong();
+            nextFollowedSnapshotId = id == UNKNOWN_SNAPSHOT_ID ? null : id;
+        }
+        return new LakeStreamEnumeratorState(
+                planned, unassigned, checkedSchemaId, nextFollowedSnapshotId);
     }
 }

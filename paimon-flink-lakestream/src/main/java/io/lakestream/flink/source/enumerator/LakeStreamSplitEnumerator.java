@@ -37,6 +37,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import org.slf4j.Logger;
@@ -67,6 +68,12 @@ import java.util.function.Supplier;
  * return it; each ALTER of the mode is a new schema, so a disable that was undone before the check
  * is caught too. The last schema checked is in the enumerator state, so a restored read fails the
  * same way.
+ *
+ * <p>An unbounded read follows the commits of other writers too (snapshots that name no offsets
+ * map, whose rows the store does not hold): {@link ForeignCommits} plans each one's changes, which
+ * go as splits of their own to the reader that owns the partition-bucket's log, once, in snapshot
+ * order. The next snapshot to look at is in the enumerator state, so a restore neither repeats nor
+ * skips one.
  */
 @Internal
 public final class LakeStreamSplitEnumerator
@@ -100,6 +107,16 @@ public final class LakeStreamSplitEnumerator
     private volatile long checkedSchemaId;
 
     private boolean initialPlanDone;
+
+    /** Follows the commits of other writers; null for a bounded read or a read of the lake. */
+    @Nullable private final ForeignCommits foreignCommits;
+
+    /**
+     * The id of the next snapshot to look at for another writer's commit; null until the initial
+     * plan says where the read starts.
+     */
+    @Nullable private Long nextFollowedSnapshotId;
+
     @Nullable private StreamStore store;
 
     /** The writer lease timeout by which a bounded read tells whether a job writes the table. */
@@ -134,7 +151,9 @@ public final class LakeStreamSplitEnumerator
                 restored != null && restored.checkedSchemaId() != null
                         ? restored.checkedSchemaId()
                         : planner.table().schema().id();
+        this.foreignCommits = bounded || lakeOnly ? null : new ForeignCommits(planner);
         if (restored != null) {
+            nextFollowedSnapshotId = restored.nextFollowedSnapshotId();
             planned.addAll(restored.planned());
             addPending(restored.unassigned());
             initialPlanDone = !restored.planned().isEmpty();
@@ -185,12 +204,21 @@ public final class LakeStreamSplitEnumerator
             store = storeSupplier.get();
         }
         if (!initialPlanDone) {
-            context.callAsync(this::planInitial, this::onPlanned);
+            context.callAsync(this::planInitial, this::onInitialPlan);
+        } else if (foreignCommits != null && nextFollowedSnapshotId == null) {
+            // state of a version that did not follow other writers: from the restore on
+            Long latest = planner.table().snapshotManager().latestSnapshotId();
+            nextFollowedSnapshotId = latest == null ? 1 : latest + 1;
         }
         if (!bounded && !lakeOnly) {
             context.callAsync(
                     this::discover,
                     this::onDiscovered,
+                    discoveryIntervalMillis,
+                    discoveryIntervalMillis);
+            context.callAsync(
+                    this::followForeignCommits,
+                    this::onFollowed,
                     discoveryIntervalMillis,
                     discoveryIntervalMillis);
         }
@@ -220,14 +248,55 @@ public final class LakeStreamSplitEnumerator
         }
     }
 
-    private List<LakeStreamSplit> planInitial() {
+    private void onInitialPlan(LakeStreamSplitPlanner.Plan plan, Throwable error) {
+        if (error == null && nextFollowedSnapshotId == null) {
+            nextFollowedSnapshotId = plan.changesAfter + 1;
+        }
+        onPlanned(error == null ? plan.splits : null, error);
+    }
+
+    /** Looks for commits of other writers from the next snapshot on; null before the start. */
+    @Nullable
+    private ForeignCommits.Followed followForeignCommits() {
+        Long next = nextFollowedSnapshotId;
+        return next == null ? null : foreignCommits.follow(next);
+    }
+
+    private void onFollowed(@Nullable ForeignCommits.Followed followed, Throwable error) {
+        Optional<ForeignCommits.NotFollowedException> notFollowed =
+                error == null
+                        ? Optional.empty()
+                        : ExceptionUtils.findThrowable(
+                                error, ForeignCommits.NotFollowedException.class);
+        if (notFollowed.isPresent()) {
+            LOG.error(notFollowed.get().getMessage());
+            // a restored read would meet the same snapshot again
+            throw new SuppressRestartsException(notFollowed.get());
+        }
+        if (error != null) {
+            throw new FlinkRuntimeException(
+                    "Cannot follow the commits of other writers to " + planner.table().fullName(),
+                    error);
+        }
+        // a look that started before the last one's result landed saw the same snapshots
+        if (followed == null
+                || nextFollowedSnapshotId == null
+                || followed.fromSnapshotId != nextFollowedSnapshotId) {
+            return;
+        }
+        nextFollowedSnapshotId = followed.nextSnapshotId;
+        addPending(followed.splits);
+        assignPending();
+    }
+
+    private LakeStreamSplitPlanner.Plan planInitial() {
         LakeStreamSplitPlanner.LogStop stop = logStop;
         if (bounded && stop == null) {
             stop =
                     LakeStreamSplitPlanner.LogStop.storeEnds(
                             store, planner.streamTable(), writerLeaseTimeout);
         }
-        return planner.plan(lakeOnly ? null : store, stop).splits;
+        return planner.plan(lakeOnly ? null : store, stop);
     }
 
     /** What a periodic look found. */
@@ -387,7 +456,8 @@ public final class LakeStreamSplitEnumerator
     public LakeStreamEnumeratorState snapshotState(long checkpointId) {
         List<LakeStreamSplit> unassigned = new ArrayList<>();
         pending.values().forEach(unassigned::addAll);
-        return new LakeStreamEnumeratorState(planned, unassigned, checkedSchemaId);
+        return new LakeStreamEnumeratorState(
+                planned, unassigned, checkedSchemaId, nextFollowedSnapshotId);
     }
 
     @Override

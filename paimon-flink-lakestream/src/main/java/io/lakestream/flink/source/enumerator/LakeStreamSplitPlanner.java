@@ -71,9 +71,13 @@ final class LakeStreamSplitPlanner {
         @Nullable final Long snapshotId;
         final List<LakeStreamSplit> splits;
 
-        Plan(@Nullable Long snapshotId, List<LakeStreamSplit> splits) {
+        /** The last snapshot whose changes the read does not return as changes. */
+        final long changesAfter;
+
+        Plan(@Nullable Long snapshotId, List<LakeStreamSplit> splits, long changesAfter) {
             this.snapshotId = snapshotId;
             this.splits = splits;
+            this.changesAfter = changesAfter;
         }
     }
 
@@ -191,7 +195,7 @@ final class LakeStreamSplitPlanner {
                 table.fullName(),
                 snapshot == null ? "none" : snapshot.id(),
                 lake.size());
-        return new Plan(snapshot == null ? null : snapshot.id(), splits);
+        return new Plan(snapshot == null ? null : snapshot.id(), splits, readStart.changesAfter());
     }
 
     /** Every bucket of each of {@code partitions} that the read keeps. */

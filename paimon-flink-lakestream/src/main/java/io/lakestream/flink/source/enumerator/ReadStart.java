@@ -60,10 +60,11 @@ import java.util.Optional;
  *       store from the offsets of the snapshot before the first delta Paimon would return.
  * </ul>
  *
- * <p>The changes after a snapshot are in the store from its offsets only if the snapshot records
- * offsets, or if nothing Paimon committed after it lies outside the store. An unbounded read from a
- * snapshot taken before the table was enabled would miss what Paimon alone committed between it and
- * the enablement: it is refused, naming the first snapshot the table can be followed from.
+ * <p>The changes after a snapshot are in the store from its offsets if the snapshot records
+ * offsets. An unbounded read from a snapshot taken before the table was enabled starts the store at
+ * the offsets the chain starts from, and returns what Paimon alone committed between the snapshot
+ * and the enablement by following those commits ({@link ForeignCommits}), as it follows every
+ * commit of another writer; a table whose chain has not started yet is refused.
  */
 @Internal
 public final class ReadStart {
@@ -99,6 +100,7 @@ public final class ReadStart {
     private final boolean exact;
     private final StreamOffsets logOffsets;
     private final Map<String, String> scanOptions;
+    private final long changesAfter;
 
     private ReadStart(
             @Nullable Snapshot snapshot,
@@ -106,6 +108,23 @@ public final class ReadStart {
             boolean exact,
             StreamOffsets logOffsets,
             Map<String, String> scanOptions) {
+        this(
+                snapshot,
+                readsState,
+                exact,
+                logOffsets,
+                scanOptions,
+                snapshot == null ? 0 : snapshot.id());
+    }
+
+    private ReadStart(
+            @Nullable Snapshot snapshot,
+            boolean readsState,
+            boolean exact,
+            StreamOffsets logOffsets,
+            Map<String, String> scanOptions,
+            long changesAfter) {
+        this.changesAfter = changesAfter;
         this.snapshot = snapshot;
         this.readsState = readsState;
         this.exact = exact;
@@ -298,15 +317,17 @@ public final class ReadStart {
                 before != null && table.snapshotManager().snapshotExists(before)
                         ? table.snapshotManager().snapshot(before)
                         : null;
-        return new ReadStart(snapshot, false, false, offsets, new HashMap<>());
+        return new ReadStart(
+                snapshot, false, false, offsets, new HashMap<>(), before == null ? 0 : before);
     }
 
     /**
      * Where the store holds every change committed after snapshot {@code snapshotId} (0: before the
      * first snapshot): its offsets; when it records none, offset 0 if nothing was committed after
-     * it or if the next snapshot started the offsets chain (the offsets of that snapshot when it is
-     * the data-free commit that enabled the table). Otherwise Paimon alone committed changes after
-     * it that the store does not hold.
+     * it, else where the chain starts: the offsets of the first later snapshot with a map when it
+     * is the data-free commit that enabled the table, offset 0 when it is the sink's first commit.
+     * What Paimon alone committed in between is not in the store: the read follows those commits. A
+     * table whose chain has not started is refused.
      */
     private static StreamOffsets logStartAfter(
             FileStoreTable table, long snapshotId, String chosenBy) {
@@ -331,10 +352,11 @@ public final class ReadStart {
                 chainStart = id;
             }
         }
-        if (chainStart != null && chainStart == snapshotId + 1) {
-            // the next snapshot started the chain: the data-free commit that enabled the table
-            // (the store's changes start at its offsets), or the lake-stream sink's first commit,
-            // whose data the store holds from its first record
+        if (chainStart != null) {
+            // the first snapshot with a map: the data-free commit that enabled the table (the
+            // store's changes start at its offsets), or the lake-stream sink's first commit, whose
+            // data the store holds from its first record; the snapshots between this one and it
+            // name no map, and the read follows them (ForeignCommits)
             Long delta = snapshots.snapshot(chainStart).deltaRecordCount();
             return delta != null && delta == 0
                     ? SnapshotOffsets.ofSnapshot(table, chainStart).orElse(StreamOffsets.empty())
@@ -343,23 +365,12 @@ public final class ReadStart {
         throw new IllegalArgumentException(
                 String.format(
                         "Table %s cannot be followed from %s (%s): lake-stream mode records no "
-                                + "stream offsets up to it, and what Paimon committed after it "
-                                + "without lake-stream mode is not in the stream store. %s",
+                                + "stream offsets up to it or after it, so where the stream "
+                                + "store's changes start is unknown. Read it bounded, or enable "
+                                + "lake-stream mode again to record them.",
                         table.fullName(),
                         snapshotId < 1 ? "its first snapshot" : "snapshot " + snapshotId,
-                        chosenBy,
-                        chainStart == null
-                                ? "No snapshot records stream offsets yet; read it bounded, or "
-                                        + "enable lake-stream mode again to record them."
-                                : String.format(
-                                        "The first snapshot it can be followed from is %d "
-                                                + "('%s' = '%s', '%s' = '%d'); read earlier "
-                                                + "snapshots bounded.",
-                                        chainStart,
-                                        CoreOptions.SCAN_MODE.key(),
-                                        StartupMode.FROM_SNAPSHOT_FULL,
-                                        CoreOptions.SCAN_SNAPSHOT_ID.key(),
-                                        chainStart)));
+                        chosenBy));
     }
 
     /**
@@ -461,5 +472,14 @@ public final class ReadStart {
      */
     public Map<String, String> scanOptions() {
         return scanOptions;
+    }
+
+    /**
+     * The last snapshot whose changes the read does not return as changes: the snapshot whose state
+     * it reads, or the one after which its changes start; 0 before the first snapshot. An unbounded
+     * read follows the commits of other writers from the next one on.
+     */
+    public long changesAfter() {
+        return changesAfter;
     }
 }

@@ -167,7 +167,8 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
 
     private void startLake(LakeStreamSplit split) {
         BucketMerge merge = null;
-        if (split.isBounded() && mergeBoundedPrimaryKeys) {
+        // another writer's changes are emitted as Paimon's streaming read returns them, unmerged
+        if (split.isBounded() && mergeBoundedPrimaryKeys && !split.isFollowed()) {
             merge = boundedMerge.read(split);
         }
         lake.start(split, merge);

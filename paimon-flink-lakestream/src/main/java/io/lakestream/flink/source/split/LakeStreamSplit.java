@@ -40,9 +40,16 @@ import java.util.Objects;
  * <p>Progress is kept in the split: how many records of the lake part were emitted (a restore skips
  * them, as Paimon's own source does) and the next log offset. A split whose log has a stop offset
  * is finished when it reaches it; without one it is read for as long as the job runs.
+ *
+ * <p>A split of another writer's commit ({@link #followed}) carries that snapshot's changes of the
+ * partition-bucket as its lake part and has no log part; its id is the partition-bucket's and the
+ * snapshot's, so it is read beside the partition-bucket's own split, by the same reader.
  */
 @Internal
 public final class LakeStreamSplit implements SourceSplit {
+
+    /** The {@link #followedSnapshotId()} of a split that follows no snapshot. */
+    public static final long NOT_FOLLOWED = -1;
 
     private final PartitionBucket partitionBucket;
     private final List<DataSplit> lakeSplits;
@@ -50,6 +57,7 @@ public final class LakeStreamSplit implements SourceSplit {
     private final boolean lakeFinished;
     private final long nextLogOffset;
     private final long logStopOffset;
+    private final long followedSnapshotId;
 
     public LakeStreamSplit(
             PartitionBucket partitionBucket,
@@ -58,12 +66,45 @@ public final class LakeStreamSplit implements SourceSplit {
             boolean lakeFinished,
             long nextLogOffset,
             long logStopOffset) {
+        this(
+                partitionBucket,
+                lakeSplits,
+                lakeRecordsEmitted,
+                lakeFinished,
+                nextLogOffset,
+                logStopOffset,
+                NOT_FOLLOWED);
+    }
+
+    /**
+     * @param followedSnapshotId the snapshot of another writer whose changes of the
+     *     partition-bucket this split carries (its lake part only), or {@link #NOT_FOLLOWED}
+     */
+    public LakeStreamSplit(
+            PartitionBucket partitionBucket,
+            List<DataSplit> lakeSplits,
+            long lakeRecordsEmitted,
+            boolean lakeFinished,
+            long nextLogOffset,
+            long logStopOffset,
+            long followedSnapshotId) {
         this.partitionBucket = Objects.requireNonNull(partitionBucket);
         this.lakeSplits = Collections.unmodifiableList(lakeSplits);
         this.lakeRecordsEmitted = lakeRecordsEmitted;
         this.lakeFinished = lakeFinished || lakeSplits.isEmpty();
         this.nextLogOffset = nextLogOffset;
         this.logStopOffset = logStopOffset;
+        this.followedSnapshotId = followedSnapshotId;
+    }
+
+    /**
+     * A split of the changes that {@code snapshotId}, a commit of another writer (no offsets map),
+     * made to the partition-bucket, as Paimon's streaming read plans them: read once, with their
+     * row kinds, by the reader that owns the partition-bucket's log.
+     */
+    public static LakeStreamSplit followed(
+            PartitionBucket partitionBucket, List<DataSplit> changes, long snapshotId) {
+        return new LakeStreamSplit(partitionBucket, changes, 0, false, 0, 0, snapshotId);
     }
 
     /** A split that has not been read yet. */
@@ -85,7 +126,20 @@ public final class LakeStreamSplit implements SourceSplit {
 
     @Override
     public String splitId() {
-        return splitId(partitionBucket);
+        // a followed snapshot's split lives beside the partition-bucket's own split
+        return isFollowed()
+                ? splitId(partitionBucket) + "@" + followedSnapshotId
+                : splitId(partitionBucket);
+    }
+
+    /** Whether the split carries the changes of another writer's snapshot. */
+    public boolean isFollowed() {
+        return followedSnapshotId != NOT_FOLLOWED;
+    }
+
+    /** The snapshot whose changes the split carries, or {@link #NOT_FOLLOWED}. */
+    public long followedSnapshotId() {
+        return followedSnapshotId;
     }
 
     public PartitionBucket partitionBucket() {
@@ -127,6 +181,7 @@ public final class LakeStreamSplit implements SourceSplit {
                 && lakeFinished == that.lakeFinished
                 && nextLogOffset == that.nextLogOffset
                 && logStopOffset == that.logStopOffset
+                && followedSnapshotId == that.followedSnapshotId
                 && partitionBucket.equals(that.partitionBucket)
                 && lakeSplits.equals(that.lakeSplits);
     }
@@ -139,8 +194,9 @@ public final class LakeStreamSplit implements SourceSplit {
     @Override
     public String toString() {
         return String.format(
-                "LakeStreamSplit{%s, %d lake splits, %s, log from %d%s}",
+                "LakeStreamSplit{%s%s, %d lake splits, %s, log from %d%s}",
                 partitionBucket,
+                isFollowed() ? " following snapshot " + followedSnapshotId : "",
                 lakeSplits.size(),
                 lakeFinished ? "lake done" : lakeRecordsEmitted + " lake records emitted",
                 nextLogOffset,

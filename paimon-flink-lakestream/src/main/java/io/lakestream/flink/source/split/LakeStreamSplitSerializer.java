@@ -49,9 +49,12 @@ public final class LakeStreamSplitSerializer implements SimpleVersionedSerialize
 
     public static final int VERSION_1 = 1;
 
+    /** Adds the followed snapshot of a split of another writer's commit. */
+    public static final int VERSION_2 = 2;
+
     @Override
     public int getVersion() {
-        return VERSION_1;
+        return VERSION_2;
     }
 
     @Override
@@ -75,6 +78,7 @@ public final class LakeStreamSplitSerializer implements SimpleVersionedSerialize
         out.writeBoolean(split.lakeFinished());
         out.writeLong(split.nextLogOffset());
         out.writeLong(split.logStopOffset());
+        out.writeLong(split.followedSnapshotId());
     }
 
     @Override
@@ -84,9 +88,11 @@ public final class LakeStreamSplitSerializer implements SimpleVersionedSerialize
 
     private static LakeStreamSplit read(int version, DataInputViewStreamWrapper in)
             throws IOException {
-        if (version != VERSION_1) {
+        if (version != VERSION_1 && version != VERSION_2) {
             throw new IOException(
-                    "Unknown version " + version + " of a lake-stream split; this reader knows 1.");
+                    "Unknown version "
+                            + version
+                            + " of a lake-stream split; this reader knows 1 and 2.");
         }
         BinaryRow partition = SerializationUtils.deserializeBinaryRow(in);
         int bucket = in.readInt();
@@ -95,12 +101,17 @@ public final class LakeStreamSplitSerializer implements SimpleVersionedSerialize
         for (int i = 0; i < lakeCount; i++) {
             lake.add(DataSplit.deserialize(in));
         }
+        long lakeRecordsEmitted = in.readLong();
+        boolean lakeFinished = in.readBoolean();
+        long nextLogOffset = in.readLong();
+        long logStopOffset = in.readLong();
         return new LakeStreamSplit(
                 new PartitionBucket(partition, bucket),
                 lake,
-                in.readLong(),
-                in.readBoolean(),
-                in.readLong(),
-                in.readLong());
+                lakeRecordsEmitted,
+                lakeFinished,
+                nextLogOffset,
+                logStopOffset,
+                version >= VERSION_2 ? in.readLong() : LakeStreamSplit.NOT_FOLLOWED);
     }
 }

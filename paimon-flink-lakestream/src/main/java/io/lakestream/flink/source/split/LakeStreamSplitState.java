@@ -66,6 +66,7 @@ public final class LakeStreamSplitState {
                 lakeRecordsEmitted,
                 lakeFinished,
                 nextLogOffset,
-                split.logStopOffset());
+                split.logStopOffset(),
+                split.followedSnapshotId());
     }
 }

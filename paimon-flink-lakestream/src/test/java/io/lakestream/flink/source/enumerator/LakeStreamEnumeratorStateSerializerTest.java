@@ -104,8 +104,8 @@ class LakeStreamEnumeratorStateSerializerTest {
     @Test
     void anUnknownVersionIsRefused() {
         assertThatThrownBy(
-                        () -> new LakeStreamEnumeratorStateSerializer().deserialize(3, new byte[0]))
+                        () -> new LakeStreamEnumeratorStateSerializer().deserialize(4, new byte[0]))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("Unknown version 3");
+                .hasMessageContaining("Unknown version 4");
     }
 }

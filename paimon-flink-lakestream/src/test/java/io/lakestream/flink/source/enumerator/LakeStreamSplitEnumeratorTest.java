@@ -28,7 +28,6 @@ import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.LocalPaimonTables;
 
 import org.apache.paimon.catalog.Identifier;
-import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
@@ -236,24 +235,6 @@ class LakeStreamSplitEnumeratorTest {
         }
     }
 
-    /** A store that lists the given partitions and supports nothing else. */
-    private static StreamStore listingStore(List<BinaryRow> partitions) {
-        return (StreamStore)
-                java.lang.reflect.Proxy.newProxyInstance(
-                        StreamStore.class.getClassLoader(),
-                        new Class<?>[] {StreamStore.class},
-                        (proxy, method, args) -> {
-                            switch (method.getName()) {
-                                case "listPartitions":
-                                    return partitions;
-                                case "close":
-                                    return null;
-                                default:
-                                    throw new UnsupportedOperationException(method.getName());
-                            }
-                        });
-    }
-
     /** The splits that {@code LakeStreamSplitEnumerator.create} plans with these options. */
     private Map<PartitionBucket, LakeStreamSplit> plan(
             boolean bounded, Supplier<StreamStore> store, String... keyValues) throws Throwable {
@@ -330,7 +311,8 @@ class LakeStreamSplitEnumeratorTest {
     @Test
     void unboundedReadsStartTheirLogsWherePaimonsChangesStart() throws Throwable {
         threeSnapshots();
-        Supplier<StreamStore> store = () -> listingStore(Collections.emptyList());
+        Supplier<StreamStore> store =
+                () -> UnboundedEnumerators.listingStore(Collections.emptyList());
 
         Map<PartitionBucket, LakeStreamSplit> changes = plan(false, store, "scan.snapshot-id", "3");
         assertThat(changes).hasSize(BUCKETS);
@@ -362,17 +344,7 @@ class LakeStreamSplitEnumeratorTest {
     private LakeStreamSplitEnumerator unbounded(
             MockSplitEnumeratorContext<LakeStreamSplit> context,
             LakeStreamEnumeratorState restored) {
-        return new LakeStreamSplitEnumerator(
-                context,
-                new LakeStreamSplitPlanner(table, streamTable, null, false),
-                () -> listingStore(Collections.emptyList()),
-                null,
-                false,
-                false,
-                1_000,
-                Duration.ofMinutes(1),
-                null,
-                restored);
+        return UnboundedEnumerators.unbounded(context, table, streamTable, restored);
     }
 
     /** The discovery callback of an unbounded read, which checks the schemas too. */

@@ -222,26 +222,28 @@ class ReadStartTest {
                 9L);
     }
 
+    /**
+     * Snapshots 1 and 2 were committed by Paimon alone, 3 enabled the table (offset 0): an
+     * unbounded read from before the enablement starts the store where the chain starts, and
+     * returns snapshot 2 (and 1 where its changes are read) by following those commits, from the
+     * snapshot after {@link ReadStart#changesAfter()}.
+     */
     @Test
-    void unboundedReadsFromBeforeTheEnablementAreRefusedNamingTheFirstFollowableSnapshot() {
-        assertThatThrownBy(() -> resolve(false, "scan.snapshot-id", "2"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("db.t")
-                .hasMessageContaining("snapshot 1")
-                .hasMessageContaining("'scan.snapshot-id' = '2'")
-                .hasMessageContaining("The first snapshot it can be followed from is 3");
-        assertThatThrownBy(
-                        () ->
-                                resolve(
-                                        false,
-                                        "scan.mode",
-                                        "from-snapshot-full",
-                                        "scan.snapshot-id",
-                                        "1"))
-                .hasMessageContaining("The first snapshot it can be followed from is 3");
-        assertThatThrownBy(() -> resolve(false, "scan.timestamp-millis", "" + times.get(2L)))
-                .hasMessageContaining("'scan.timestamp-millis' = '" + times.get(2L) + "'")
-                .hasMessageContaining("The first snapshot it can be followed from is 3");
+    void unboundedReadsFromBeforeTheEnablementStartWhereTheChainStarts() {
+        ReadStart fromTwo = resolve(false, "scan.snapshot-id", "2");
+        assertStart(fromTwo, 1L, false, false, 0L);
+        assertThat(fromTwo.changesAfter()).isEqualTo(1);
+        ReadStart fullOne =
+                resolve(false, "scan.mode", "from-snapshot-full", "scan.snapshot-id", "1");
+        assertStart(fullOne, 1L, true, false, 0L);
+        assertThat(fullOne.changesAfter()).isEqualTo(1);
+        assertStart(
+                resolve(false, "scan.timestamp-millis", "" + times.get(2L)), 1L, false, false, 0L);
+        ReadStart fromOne = resolve(false, "scan.snapshot-id", "1");
+        assertThat(fromOne.snapshot()).isNull();
+        assertThat(fromOne.changesAfter()).isZero();
+        assertThat(fromOne.logOffsets().asMap().get(PartitionBucket.ofUnpartitioned(0)))
+                .isEqualTo(0L);
         assertThatThrownBy(() -> resolve(false, "scan.snapshot-id", "9"))
                 .hasMessageContaining("db.t")
                 .hasMessageContaining("snapshot 8")

@@ -112,6 +112,32 @@ class LakeStreamSplitSerializerTest {
         assertThat(back.logStopOffset()).isEqualTo(9);
     }
 
+    /**
+     * A split of another writer's commit keeps its snapshot through the serializer and through the
+     * reader's state, and has an id of its own beside the partition-bucket's split.
+     */
+    @Test
+    void aFollowedSnapshotsSplitRoundTrips() throws IOException {
+        BinaryRow partition = partition("2026-12-05", 1);
+        PartitionBucket pb = new PartitionBucket(partition, 0);
+        LakeStreamSplit split =
+                LakeStreamSplit.followed(
+                        pb, Collections.singletonList(dataSplit(partition, 0, "data-3.orc")), 42);
+        LakeStreamSplitSerializer serializer = LakeStreamSplitSerializer.INSTANCE;
+        LakeStreamSplit back =
+                serializer.deserialize(serializer.getVersion(), serializer.serialize(split));
+        assertThat(back).isEqualTo(split);
+        assertThat(back.followedSnapshotId()).isEqualTo(42);
+        assertThat(back.splitId()).isNotEqualTo(LakeStreamSplit.splitId(pb)).endsWith("@42");
+        assertThat(back.isBounded()).as("no log part").isTrue();
+
+        LakeStreamSplitState state = new LakeStreamSplitState(back);
+        state.lakeRecordEmitted(4);
+        assertThat(state.toSplit().followedSnapshotId()).isEqualTo(42);
+        assertThat(state.toSplit().lakeRecordsEmitted()).isEqualTo(4);
+        assertThat(LakeStreamSplit.of(pb, Collections.emptyList(), 0, 0).isFollowed()).isFalse();
+    }
+
     @Test
     void anUnknownVersionIsRefused() {
         assertThatThrownBy(() -> LakeStreamSplitSerializer.INSTANCE.deserialize(99, new byte[0]))

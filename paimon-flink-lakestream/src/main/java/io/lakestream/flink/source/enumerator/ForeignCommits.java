@@ -1,0 +1,237 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.source.enumerator;
+
+import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.source.split.LakeStreamSplit;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.ScanMode;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.table.source.snapshot.SnapshotReader;
+import org.apache.paimon.utils.SnapshotManager;
+
+import org.apache.flink.annotation.Internal;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Follows the commits of other writers: snapshots that name no offsets map (Paimon's own sink,
+ * Spark, CDC actions, a job started before the table was enabled). Their rows are not in the stream
+ * store, so an unbounded read returns them from Paimon, at their commit, as Paimon 1.3.1's own
+ * streaming read of that snapshot returns them ({@code DataTableStreamScan}'s follow-up scanner for
+ * the table's changelog producer):
+ *
+ * <ul>
+ *   <li>{@code 'changelog-producer' = 'input'}: the changelog files of a snapshot that has any
+ *       ({@code ChangelogFollowUpScanner}, {@link ScanMode#CHANGELOG});
+ *   <li>every other table (append tables; primary-key tables with no changelog producer, or with
+ *       {@code 'lookup'} or {@code 'full-compaction'}): the delta files of an {@code APPEND}
+ *       snapshot ({@code DeltaFollowUpScanner}, {@link ScanMode#DELTA}). For {@code 'lookup'} and
+ *       {@code 'full-compaction'} Paimon's read would return the changelog that a later compaction
+ *       writes, mixed with the changelog of the stream store's rows; the delta is what the read
+ *       returns of the stream store's own rows (the written changes, merged into a changelog by the
+ *       read), so the other writer's rows get exactly the semantics of the read's own.
+ * </ul>
+ *
+ * <p>{@code COMPACT} snapshots add no rows and are passed over, as Paimon's delta follow-up does.
+ * {@code OVERWRITE} snapshots are passed over as Paimon's streaming read passes them over by
+ * default ({@code 'streaming-read-overwrite'} false); with that option true Paimon would return the
+ * overwrite's changes, which this read does not: it fails, naming the snapshot. So does a read that
+ * finds the next snapshot to follow expired: it never skips one.
+ */
+@Internal
+final class ForeignCommits {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ForeignCommits.class);
+
+    /** How many snapshots one look goes through at most: a long backlog is followed in steps. */
+    static final int MAX_SNAPSHOTS_PER_LOOK = 64;
+
+    /** What one look found. */
+    static final class Followed {
+        /** The splits of the changes of other writers' snapshots, in snapshot order. */
+        final List<LakeStreamSplit> splits;
+
+        /** The id of the next snapshot to look at. */
+        final long nextSnapshotId;
+
+        /** The id of the first snapshot the look looked at. */
+        final long fromSnapshotId;
+
+        Followed(List<LakeStreamSplit> splits, long fromSnapshotId, long nextSnapshotId) {
+            this.splits = splits;
+            this.fromSnapshotId = fromSnapshotId;
+            this.nextSnapshotId = nextSnapshotId;
+        }
+    }
+
+    private final FileStoreTable table;
+    private final LakeStreamSplitPlanner planner;
+    private final boolean changelogFiles;
+
+    ForeignCommits(LakeStreamSplitPlanner planner) {
+        this.planner = planner;
+        this.table = planner.table();
+        this.changelogFiles =
+                !table.primaryKeys().isEmpty()
+                        && table.coreOptions().changelogProducer()
+                                == CoreOptions.ChangelogProducer.INPUT;
+    }
+
+    /**
+     * Looks at the snapshots from {@code nextSnapshotId} up to the latest (at most {@link
+     * #MAX_SNAPSHOTS_PER_LOOK}) and plans the changes of each that another writer committed.
+     *
+     * @throws NotFollowedException naming the snapshot, its commit user and what to do, when a
+     *     snapshot cannot be followed exactly
+     */
+    Followed follow(long nextSnapshotId) {
+        SnapshotManager snapshots = table.snapshotManager();
+        Long latest = snapshots.latestSnapshotId();
+        List<LakeStreamSplit> splits = new ArrayList<>();
+        long next = nextSnapshotId;
+        while (latest != null && next <= latest && next < nextSnapshotId + MAX_SNAPSHOTS_PER_LOOK) {
+            if (!snapshots.snapshotExists(next)) {
+                Long earliest = snapshots.earliestSnapshotId();
+                if (earliest != null && next < earliest) {
+                    throw expired(next, earliest);
+                }
+                // not committed yet (an id taken but not written), or gone with a rollback
+                break;
+            }
+            Snapshot snapshot = snapshots.snapshot(next);
+            if (!SnapshotOffsets.ownOffsetsFile(snapshot).isPresent()) {
+                splits.addAll(changesOf(snapshot));
+            }
+            next++;
+        }
+        return new Followed(splits, nextSnapshotId, next);
+    }
+
+    /** The splits of what {@code snapshot}, which names no offsets map, changed; see the class. */
+    private List<LakeStreamSplit> changesOf(Snapshot snapshot) {
+        ScanMode mode;
+        if (snapshot.commitKind() == Snapshot.CommitKind.OVERWRITE) {
+            if (table.supportStreamingReadOverwrite()) {
+                throw overwriteNotFollowed(snapshot);
+            }
+            LOG.info(
+                    "Snapshot {} of {} overwrites (commit user {}); passed over, as Paimon's "
+                            + "streaming read passes it over by default.",
+                    snapshot.id(),
+                    table.fullName(),
+                    snapshot.commitUser());
+            return Collections.emptyList();
+        } else if (changelogFiles) {
+            if (snapshot.changelogManifestList() == null) {
+                return Collections.emptyList();
+            }
+            mode = ScanMode.CHANGELOG;
+        } else {
+            if (snapshot.commitKind() != Snapshot.CommitKind.APPEND) {
+                return Collections.emptyList();
+            }
+            mode = ScanMode.DELTA;
+        }
+        SnapshotReader reader = table.newSnapshotReader().withSnapshot(snapshot).withMode(mode);
+        Map<PartitionBucket, List<DataSplit>> byBucket = new LinkedHashMap<>();
+        for (Split split : reader.read().splits()) {
+            DataSplit data = (DataSplit) split;
+            if (planner.keeps(data.partition())) {
+                byBucket.computeIfAbsent(
+                                new PartitionBucket(data.partition(), data.bucket()),
+                                pb -> new ArrayList<>())
+                        .add(data);
+            }
+        }
+        List<LakeStreamSplit> splits = new ArrayList<>();
+        for (Map.Entry<PartitionBucket, List<DataSplit>> changes : byBucket.entrySet()) {
+            splits.add(
+                    LakeStreamSplit.followed(changes.getKey(), changes.getValue(), snapshot.id()));
+        }
+        LOG.info(
+                "Following snapshot {} of {}, committed by {} without lake-stream offsets: {} "
+                        + "partition-buckets changed ({} files).",
+                snapshot.id(),
+                table.fullName(),
+                snapshot.commitUser(),
+                splits.size(),
+                mode);
+        return splits;
+    }
+
+    private NotFollowedException expired(long snapshotId, long earliest) {
+        return new NotFollowedException(
+                String.format(
+                        "Snapshot %d of table %s expired before this unbounded read could follow "
+                                + "it (the earliest snapshot is %d); its commit user is unknown. "
+                                + "If another writer committed it without lake-stream offsets, "
+                                + "its rows cannot be returned at their commit, and this read "
+                                + "never skips a commit. Restart the query from the latest "
+                                + "snapshot, and keep snapshots longer than reads lag "
+                                + "('snapshot.time-retained', or a 'consumer-id').",
+                        snapshotId, table.fullName(), earliest));
+    }
+
+    private NotFollowedException overwriteNotFollowed(Snapshot snapshot) {
+        return new NotFollowedException(
+                String.format(
+                        "Snapshot %d of table %s is an INSERT OVERWRITE committed by %s without "
+                                + "lake-stream offsets, and the read sets '%s' = 'true': it "
+                                + "cannot return the overwrite's changes as Paimon's streaming "
+                                + "read would, and never skips a commit. Restart the query from "
+                                + "a snapshot after %d, or read without '%s' (overwrites are "
+                                + "then passed over, as Paimon's streaming read passes them "
+                                + "over).",
+                        snapshot.id(),
+                        table.fullName(),
+                        snapshot.commitUser(),
+                        overwriteOption(),
+                        snapshot.id(),
+                        overwriteOption()));
+    }
+
+    /** The option that makes Paimon's streaming read of the table return overwrites. */
+    private String overwriteOption() {
+        return table.primaryKeys().isEmpty()
+                ? CoreOptions.STREAMING_READ_APPEND_OVERWRITE.key()
+                : CoreOptions.STREAMING_READ_OVERWRITE.key();
+    }
+
+    /** A commit of another writer that the read cannot follow exactly; a restart cannot either. */
+    static final class NotFollowedException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NotFollowedException(String message) {
+            super(message);
+        }
+    }
+}
