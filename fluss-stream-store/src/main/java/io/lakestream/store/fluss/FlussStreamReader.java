@@ -142,8 +142,6 @@ final class FlussStreamReader implements StreamReader {
             PartitionBucket pb = subscription.partitionBucket();
             if (partitionId(pb.partition(), false) != null) {
                 existing.add(pb);
-            } else if (subscription.startOffset() != 0) {
-                throw outOfRange(pb, subscription.startOffset(), 0, 0);
             }
         }
         Map<PartitionBucket, Long> earliest = Collections.emptyMap();
@@ -157,6 +155,12 @@ final class FlussStreamReader implements StreamReader {
             Subscription wanted =
                     new Subscription(pb, subscription.startOffset(), subscription.stopOffset());
             Long partitionId = partitionId(pb.partition(), false);
+            if (partitionId == null && subscription.startOffset() != 0) {
+                // the partition held records and was dropped since (the table no longer has
+                // it): nothing is left to read from there; one created again is a new partition
+                finished.add(pb);
+                continue;
+            }
             if (partitionId == null) {
                 // nothing was written to the partition yet: started once a poll finds it
                 pending.put(pb, wanted);

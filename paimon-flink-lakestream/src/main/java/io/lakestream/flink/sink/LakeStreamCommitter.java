@@ -34,6 +34,8 @@ import org.apache.flink.annotation.Internal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -92,6 +94,7 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     private final String commitUser;
     private final Runnable releaseLease;
     private final SnapshotOffsetsAssigner offsets;
+    @Nullable private final StreamPartitionDrops partitionDrops;
 
     /** Whether this attempt combined committables, which restored ones never are. */
     private boolean combinedAny;
@@ -104,11 +107,28 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
      */
     public LakeStreamCommitter(
             FileStoreTable table, StoreCommitter paimon, String commitUser, Runnable releaseLease) {
+        this(table, paimon, commitUser, releaseLease, null);
+    }
+
+    /**
+     * @param partitionDrops drops the stream partitions of partitions the table no longer has, at
+     *     commits; null for a committer that never drops them
+     */
+    LakeStreamCommitter(
+            FileStoreTable table,
+            StoreCommitter paimon,
+            String commitUser,
+            Runnable releaseLease,
+            @Nullable StreamPartitionDrops partitionDrops) {
         this.table = table;
         this.paimon = paimon;
         this.commitUser = commitUser;
         this.releaseLease = releaseLease;
-        this.offsets = new SnapshotOffsetsAssigner(table);
+        this.partitionDrops = partitionDrops;
+        this.offsets =
+                partitionDrops == null
+                        ? new SnapshotOffsetsAssigner(table)
+                        : new SnapshotOffsetsAssigner(table, partitionDrops::beforeCommit);
         // a failure between an earlier attempt's commit and its anchor leaves a snapshot that
         // Paimon may expire before anything else anchors it
         SnapshotOffsets.anchorUnanchoredSnapshots(table);
@@ -257,6 +277,12 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
 
     @Override
     public void close() throws Exception {
-        paimon.close();
+        try {
+            paimon.close();
+        } finally {
+            if (partitionDrops != null) {
+                partitionDrops.close();
+            }
+        }
     }
 }

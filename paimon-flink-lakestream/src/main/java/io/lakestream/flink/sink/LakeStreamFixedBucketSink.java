@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
@@ -32,6 +33,7 @@ import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
@@ -98,6 +100,16 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
                                         context.commitUser(),
                                         "committer, after the final commit");
                             }
-                        });
+                        },
+                        new StreamPartitionDrops(
+                                table,
+                                streamTable,
+                                () ->
+                                        StreamStoreLoader.create(
+                                                storeOptions,
+                                                LakeStreamFixedBucketSink.class.getClassLoader()),
+                                Configuration.fromMap(storeOptions)
+                                        .get(LakeStreamOptions.SINK_PARTITION_DROP_DELAY),
+                                System::currentTimeMillis));
     }
 }

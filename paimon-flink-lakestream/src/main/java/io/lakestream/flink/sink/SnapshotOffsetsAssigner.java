@@ -31,6 +31,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BinaryOperator;
 
 /**
  * Gives each committable, right before Paimon commits it, the full offsets map of the snapshot it
@@ -49,11 +50,26 @@ final class SnapshotOffsetsAssigner {
 
     private final FileStoreTable table;
 
+    /**
+     * Applied to the parent's map before it is advanced: takes out the offsets of stream partitions
+     * that are dropped ({@link StreamPartitionDrops#beforeCommit}).
+     */
+    private final BinaryOperator<StreamOffsets> beforeAdvance;
+
     private String cachedFile;
     private StreamOffsets cachedOffsets;
 
     SnapshotOffsetsAssigner(FileStoreTable table) {
+        this(table, (parent, segments) -> parent);
+    }
+
+    /**
+     * @param beforeAdvance given the parent's map and the first sealed segments of a commit,
+     *     returns the map to advance
+     */
+    SnapshotOffsetsAssigner(FileStoreTable table, BinaryOperator<StreamOffsets> beforeAdvance) {
         this.table = table;
+        this.beforeAdvance = beforeAdvance;
     }
 
     /**
@@ -78,7 +94,7 @@ final class SnapshotOffsetsAssigner {
                 continue;
             }
             if (parent == null) {
-                parent = latest();
+                parent = beforeAdvance.apply(latest(), sealed);
             }
             parent = advance(parent, sealed, committable.identifier());
             String file = SnapshotOffsets.write(table, parent);
