@@ -120,6 +120,23 @@ public final class LakeStreamOptions {
                                     + "stopped waits at most this long for the old claim to "
                                     + "expire.");
 
+    public static final ConfigOption<Duration> SINK_PARTITION_DROP_DELAY =
+            ConfigOptions.key("lake-stream.sink.partition-drop-delay")
+                    .durationType()
+                    .defaultValue(Duration.ZERO)
+                    .withDescription(
+                            "How long the committer of a lake-stream sink waits, from the "
+                                    + "first commit at which it finds a partition missing from "
+                                    + "the table's latest snapshot (dropped or expired, by any "
+                                    + "engine), before it drops the partition's stream-store "
+                                    + "partition, whose records are then all committed. An "
+                                    + "unbounded read that has not read the partition's records "
+                                    + "by then never returns them; a delay gives lagging reads "
+                                    + "that time. The wait starts again with every new committer, "
+                                    + "so keep 0 for tables written by bounded jobs. A "
+                                    + "committer checks at its first commit and then at most "
+                                    + "once a minute.");
+
     public static final ConfigOption<ReadIsolation> READ_ISOLATION =
             ConfigOptions.key("lake-stream.read.isolation")
                     .enumType(ReadIsolation.class)

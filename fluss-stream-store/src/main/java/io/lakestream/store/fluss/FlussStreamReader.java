@@ -39,9 +39,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads partition-buckets of a stream table with one Fluss log scanner. Partitions that the store
@@ -70,6 +72,15 @@ final class FlussStreamReader implements StreamReader {
     private final Map<BinaryRow, Long> partitionIds = new HashMap<>();
     private final List<PartitionBucket> finished = new ArrayList<>();
     private long lastPendingCheck;
+
+    /**
+     * How often the partitions of subscribed logs are checked for a drop: Fluss's scanner keeps a
+     * subscription of a dropped partition without a word, and a bounded log would then wait for
+     * records that no longer exist.
+     */
+    private static final long DROPPED_PARTITION_CHECK_MILLIS = 5_000;
+
+    private long lastDroppedCheck = System.currentTimeMillis();
 
     /** Where one partition-bucket is read from and up to. */
     private static final class Subscription {
@@ -142,8 +153,6 @@ final class FlussStreamReader implements StreamReader {
             PartitionBucket pb = subscription.partitionBucket();
             if (partitionId(pb.partition(), false) != null) {
                 existing.add(pb);
-            } else if (subscription.startOffset() != 0) {
-                throw outOfRange(pb, subscription.startOffset(), 0, 0);
             }
         }
         Map<PartitionBucket, Long> earliest = Collections.emptyMap();
@@ -157,6 +166,12 @@ final class FlussStreamReader implements StreamReader {
             Subscription wanted =
                     new Subscription(pb, subscription.startOffset(), subscription.stopOffset());
             Long partitionId = partitionId(pb.partition(), false);
+            if (partitionId == null && subscription.startOffset() != 0) {
+                // the partition held records and was dropped since (the table no longer has
+                // it): nothing is left to read from there; one created again is a new partition
+                finished.add(pb);
+                continue;
+            }
             if (partitionId == null) {
                 // nothing was written to the partition yet: started once a poll finds it
                 pending.put(pb, wanted);
@@ -214,6 +229,8 @@ final class FlussStreamReader implements StreamReader {
         if (partitionNames == null) {
             return;
         }
+        // rebuilt, not merged: a dropped partition must not keep its id
+        partitionIds.clear();
         for (PartitionInfo info : store.partitionInfos(layout.tablePath())) {
             partitionIds.put(
                     partitionNames.partitionOf(info.getPartitionName()), info.getPartitionId());
@@ -244,6 +261,7 @@ final class FlussStreamReader implements StreamReader {
     @Override
     public List<StreamRecord> poll(Duration timeout) {
         startCreatedPartitions();
+        endDroppedPartitions();
         if (subscriptions.isEmpty()) {
             return Collections.emptyList();
         }
@@ -277,6 +295,32 @@ final class FlussStreamReader implements StreamReader {
             }
         }
         return result;
+    }
+
+    /**
+     * Ends the logs of partitions that were dropped (the table no longer has them, see "Partitions"
+     * in docs/consistency.md): they are reported {@link #finished()}. A partition created again
+     * under the same name is another Fluss partition, with logs from offset 0.
+     */
+    private void endDroppedPartitions() {
+        long now = System.currentTimeMillis();
+        if (partitionNames == null
+                || subscriptions.isEmpty()
+                || now - lastDroppedCheck < DROPPED_PARTITION_CHECK_MILLIS) {
+            return;
+        }
+        lastDroppedCheck = now;
+        refreshPartitionIds();
+        Set<Long> existing = new HashSet<>(partitionIds.values());
+        Iterator<Map.Entry<TableBucket, Subscription>> it = subscriptions.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<TableBucket, Subscription> entry = it.next();
+            if (!existing.contains(entry.getKey().getPartitionId())) {
+                stop(entry.getKey());
+                it.remove();
+                finished.add(entry.getValue().partitionBucket);
+            }
+        }
     }
 
     private void startCreatedPartitions() {

@@ -44,6 +44,8 @@ import org.apache.fluss.config.Configuration;
 import org.apache.fluss.exception.PartitionNotExistException;
 import org.apache.fluss.metadata.DatabaseDescriptor;
 import org.apache.fluss.metadata.PartitionInfo;
+import org.apache.fluss.metadata.PartitionSpec;
+import org.apache.fluss.metadata.ResolvedPartitionSpec;
 import org.apache.fluss.metadata.TableChange;
 import org.apache.fluss.metadata.TableInfo;
 import org.apache.fluss.metadata.TablePath;
@@ -455,6 +457,25 @@ public final class FlussStreamStore implements StreamStore {
             partitions.add(names.partitionOf(info.getPartitionName()));
         }
         return partitions;
+    }
+
+    @Override
+    public void dropPartition(StreamTable table, BinaryRow partition) {
+        FlussStreamTableLayout layout = layoutOf(table);
+        if (!table.spec().isPartitioned()) {
+            throw new IllegalArgumentException(
+                    "Stream table " + table.storeTableName() + " has no partitions to drop.");
+        }
+        TablePath path = layout.tablePath();
+        String name = new FlussPartitionNames(table.spec()).nameOf(partition);
+        PartitionSpec spec =
+                ResolvedPartitionSpec.fromPartitionName(table.spec().partitionKeys(), name)
+                        .toPartitionSpec();
+        // ignoring a missing one: another committer or a retry of this call dropped it already
+        calls.awaitRetrying(
+                () -> admin().dropPartition(path, spec, true),
+                "drop partition " + name + " of table " + path);
+        LOG.info("Dropped partition {} of stream table {}.", name, path);
     }
 
     @Override

@@ -204,6 +204,8 @@ final class FlussStreamWriter implements StreamWriter {
                             ? new HashMap<>()
                             : store.listOffsets(layout, written, OffsetPosition.LATEST);
             targets.clearWritten();
+            // it may be one that was just forgotten
+            lastTarget = null;
             return offsets;
         }
     }

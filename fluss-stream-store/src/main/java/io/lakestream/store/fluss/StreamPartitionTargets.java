@@ -132,9 +132,10 @@ final class StreamPartitionTargets {
         }
         String name = names.nameOf(partition);
         PhysicalTablePath path = PhysicalTablePath.of(tableInfo.getTablePath(), name);
-        if (metadata.getPartitionId(path).isPresent()) {
-            return new Target(partition, path, null);
-        }
+        // created if absent even when the client's metadata knows the partition: the partition
+        // may have been dropped since (the table no longer had it) and the metadata still name
+        // the dropped one, which takes no records; learning the created one after the creation
+        // replaces it
         CompletableFuture<Void> creation =
                 admin.createPartition(
                         tableInfo.getTablePath(),
@@ -291,11 +292,19 @@ final class StreamPartitionTargets {
         return writtenSinceFlush;
     }
 
+    /**
+     * Forgets what was written since the last flush, and the partitions not written since the flush
+     * before: a partition written again later is looked up again, so a writer never keeps a
+     * partition that was dropped meanwhile, and keeps only the partitions it writes now.
+     */
     void clearWritten() {
+        Set<BinaryRow> active = new HashSet<>();
         for (PartitionBucket pb : writtenSinceFlush) {
             targets.get(pb.partition()).written[pb.bucket()] = false;
+            active.add(pb.partition());
         }
         writtenSinceFlush.clear();
+        targets.values().removeIf(target -> target.isReady() && !active.contains(target.partition));
     }
 
     /** One partition of the stream table, as a writer sends to it. */

@@ -287,7 +287,7 @@ public final class LakeStreamEnablement {
                                                 store.listPartitionBuckets(streamTable),
                                                 OffsetPosition.LATEST));
                         fenceUncommittedTails(identifier, table, streamTable, store, ends);
-                        commitStartOffsets(identifier, table, commitUser, ends);
+                        commitOffsets(identifier, table, commitUser, ends);
                         return null;
                     });
         } catch (WriterLeases.LeaseHeldException e) {
@@ -363,7 +363,8 @@ public final class LakeStreamEnablement {
         }
     }
 
-    private static void commitStartOffsets(
+    /** Commits a Paimon snapshot without data whose offsets map is {@code ends}, and anchors it. */
+    static void commitOffsets(
             Identifier identifier, FileStoreTable table, String commitUser, StreamOffsets ends) {
         Long latestBefore = table.snapshotManager().latestSnapshotId();
         try (TableCommitImpl commit = table.newCommit(commitUser).ignoreEmptyCommit(false)) {
@@ -376,8 +377,7 @@ public final class LakeStreamEnablement {
         } catch (Exception e) {
             throw StatementErrors.rootOf(
                     ValidationException::new,
-                    "Cannot record the start offsets of lake-stream table "
-                            + identifier.getFullName(),
+                    "Cannot record the offsets of lake-stream table " + identifier.getFullName(),
                     e);
         }
     }

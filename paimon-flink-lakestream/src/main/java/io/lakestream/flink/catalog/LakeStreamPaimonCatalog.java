@@ -313,6 +313,16 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     }
 
     @Override
+    public void dropPartitions(Identifier identifier, List<Map<String, String>> partitions)
+            throws TableNotExistException {
+        super.dropPartitions(identifier, partitions);
+        FileStoreTable enabled = enabledTable(identifier);
+        if (enabled != null) {
+            CatalogPartitionDrops.afterDrop(enablement, identifier, enabled);
+        }
+    }
+
+    @Override
     public void renameTable(Identifier fromTable, Identifier toTable, boolean ignoreIfNotExists)
             throws TableNotExistException, TableAlreadyExistException {
         if (enabledTable(fromTable) != null) {

@@ -39,8 +39,14 @@ final class FenceBase {
      * @param restored the end offset restored from the job's state, null on a fresh start or for a
      *     partition-bucket the state does not know
      * @param tiered the tiered offset of the table's latest snapshot
+     * @param end the store's end offset now
      */
-    static long of(@Nullable Long restored, long tiered) {
+    static long of(@Nullable Long restored, long tiered, long end) {
+        if (restored != null && restored > end && tiered <= end) {
+            // a log never shrinks: this one was created anew since the checkpoint (its partition
+            // was dropped and written again), and the restored offset belongs to the dropped log
+            return tiered;
+        }
         return restored == null ? tiered : Math.max(restored, tiered);
     }
 }

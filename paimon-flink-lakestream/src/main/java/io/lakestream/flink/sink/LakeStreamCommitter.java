@@ -35,6 +35,8 @@ import org.apache.flink.annotation.Internal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -95,6 +97,7 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     private final Runnable releaseLease;
     private final Consumer<List<AbortedRange>> fence;
     private final SnapshotOffsetsAssigner offsets;
+    @Nullable private final StreamPartitionDrops partitionDrops;
 
     /** Whether this attempt combined committables, which restored ones never are. */
     private boolean combinedAny;
@@ -113,12 +116,30 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             String commitUser,
             Runnable releaseLease,
             Consumer<List<AbortedRange>> fence) {
+        this(table, paimon, commitUser, releaseLease, fence, null);
+    }
+
+    /**
+     * @param partitionDrops drops the stream partitions of partitions the table no longer has, at
+     *     commits; null for a committer that never drops them
+     */
+    LakeStreamCommitter(
+            FileStoreTable table,
+            StoreCommitter paimon,
+            String commitUser,
+            Runnable releaseLease,
+            Consumer<List<AbortedRange>> fence,
+            @Nullable StreamPartitionDrops partitionDrops) {
         this.table = table;
         this.paimon = paimon;
         this.commitUser = commitUser;
         this.releaseLease = releaseLease;
         this.fence = fence;
-        this.offsets = new SnapshotOffsetsAssigner(table);
+        this.partitionDrops = partitionDrops;
+        this.offsets =
+                partitionDrops == null
+                        ? new SnapshotOffsetsAssigner(table)
+                        : new SnapshotOffsetsAssigner(table, partitionDrops::beforeCommit);
         // a failure between an earlier attempt's commit and its anchor leaves a snapshot that
         // Paimon may expire before anything else anchors it
         SnapshotOffsets.anchorUnanchoredSnapshots(table);
@@ -287,6 +308,12 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
 
     @Override
     public void close() throws Exception {
-        paimon.close();
+        try {
+            paimon.close();
+        } finally {
+            if (partitionDrops != null) {
+                partitionDrops.close();
+            }
+        }
     }
 }

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
@@ -33,6 +34,7 @@ import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
@@ -109,6 +111,16 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
                                     FenceLog fences = store.openFenceLog(streamTable)) {
                                 fences.recordAll(gaps);
                             }
-                        });
+                        },
+                        new StreamPartitionDrops(
+                                table,
+                                streamTable,
+                                () ->
+                                        StreamStoreLoader.create(
+                                                storeOptions,
+                                                LakeStreamFixedBucketSink.class.getClassLoader()),
+                                Configuration.fromMap(storeOptions)
+                                        .get(LakeStreamOptions.SINK_PARTITION_DROP_DELAY),
+                                System::currentTimeMillis));
     }
 }

@@ -172,6 +172,7 @@ public final class LakeStreamSink implements Serializable {
             Map<String, String> merged = mergedOptions();
             // parsed here so that a malformed value fails the job's construction, not its tasks
             Configuration.fromMap(merged).get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
+            Configuration.fromMap(merged).get(LakeStreamOptions.SINK_PARTITION_DROP_DELAY);
             return new LakeStreamSink(table, streamTable(spec, merged), merged, parallelism);
         }
     }

@@ -222,8 +222,8 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                 new HashMap<>(store.listOffsets(streamTable, owned, OffsetPosition.LATEST));
         List<AbortedRange> toFence = new ArrayList<>();
         for (PartitionBucket pb : owned) {
-            long base = FenceBase.of(restoredEndOffsets.get(pb), tiered.offsetOr(pb, 0L));
             long end = ends.get(pb);
+            long base = FenceBase.of(restoredEndOffsets.get(pb), tiered.offsetOr(pb, 0L), end);
             fencedFrom.put(pb, Math.min(base, end));
             if (end < base) {
                 throw new IllegalStateException(

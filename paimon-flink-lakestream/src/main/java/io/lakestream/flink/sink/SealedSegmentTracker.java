@@ -124,6 +124,14 @@ final class SealedSegmentTracker {
                 records += written;
                 long expected = endOffsets.getOrDefault(pb, 0L) + written;
                 Long actual = sealed.get(pb);
+                if (actual != null && actual < expected && actual == written) {
+                    // the log holds exactly what was written since the previous barrier: its
+                    // partition was dropped (every record committed) and the writer created it
+                    // anew for these records, a new log from offset 0
+                    adopted.put(pb, actual);
+                    segmentStarts.put(pb, 0L);
+                    continue;
+                }
                 if (actual == null || actual != expected) {
                     throw new IllegalStateException(
                             unexpectedEnd(pb, endOffsets.getOrDefault(pb, 0L), expected, actual));

@@ -33,6 +33,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BinaryOperator;
 
 /**
  * Gives each committable, right before Paimon commits it, the full offsets map of the snapshot it
@@ -57,11 +58,26 @@ final class SnapshotOffsetsAssigner {
 
     private final FileStoreTable table;
 
+    /**
+     * Applied to the parent's map before it is advanced: takes out the offsets of stream partitions
+     * that are dropped ({@link StreamPartitionDrops#beforeCommit}).
+     */
+    private final BinaryOperator<StreamOffsets> beforeAdvance;
+
     private String cachedFile;
     private StreamOffsets cachedOffsets;
 
     SnapshotOffsetsAssigner(FileStoreTable table) {
+        this(table, (parent, segments) -> parent);
+    }
+
+    /**
+     * @param beforeAdvance given the parent's map and the first sealed segments of a commit,
+     *     returns the map to advance
+     */
+    SnapshotOffsetsAssigner(FileStoreTable table, BinaryOperator<StreamOffsets> beforeAdvance) {
         this.table = table;
+        this.beforeAdvance = beforeAdvance;
     }
 
     /**
@@ -87,7 +103,7 @@ final class SnapshotOffsetsAssigner {
                 continue;
             }
             if (parent == null) {
-                parent = latest();
+                parent = beforeAdvance.apply(latest(), sealed.ends);
             }
             gaps.addAll(gaps(parent, sealed.starts));
             parent = advance(parent, sealed.ends, committable.identifier());

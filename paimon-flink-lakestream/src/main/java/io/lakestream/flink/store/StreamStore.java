@@ -119,6 +119,20 @@ public interface StreamStore extends AutoCloseable {
     /** The partitions the stream table holds, as Paimon partition rows. */
     List<BinaryRow> listPartitions(StreamTable table);
 
+    /**
+     * Drops one partition of the stream table with every record of it; a partition the store does
+     * not have is left as it is. A partition created again later starts its logs at offset 0, so
+     * the caller removes the partition's offsets from the table's offsets map in the same step (see
+     * "Partitions" in {@code docs/consistency.md}). A store that cannot drop partitions throws
+     * {@link UnsupportedOperationException}, which is what this default does.
+     *
+     * @throws StreamStoreException when the store fails to drop it
+     */
+    default void dropPartition(StreamTable table, BinaryRow partition) {
+        throw new UnsupportedOperationException(
+                getClass().getName() + " cannot drop partitions of stream tables.");
+    }
+
     /** Every bucket of every partition the stream table holds. */
     default List<PartitionBucket> listPartitionBuckets(StreamTable table) {
         List<PartitionBucket> all = new ArrayList<>();

@@ -27,18 +27,32 @@ class FenceBaseTest {
 
     @Test
     void aFreshStartFencesFromTheTieredOffset() {
-        assertThat(FenceBase.of(null, 40L)).isEqualTo(40L);
+        assertThat(FenceBase.of(null, 40L, 60L)).isEqualTo(40L);
     }
 
     @Test
     void aRestoreFencesFromItsRestoredOffset() {
         // the checkpoint's records up to 55 are pending in the restored committer
-        assertThat(FenceBase.of(55L, 40L)).isEqualTo(55L);
+        assertThat(FenceBase.of(55L, 40L, 60L)).isEqualTo(55L);
     }
 
     @Test
     void aRestoreFromAnOlderSavepointNeverFencesBelowTheTieredOffset() {
         // later snapshots committed up to 40: fencing from 25 would hide committed records
-        assertThat(FenceBase.of(25L, 40L)).isEqualTo(40L);
+        assertThat(FenceBase.of(25L, 40L, 60L)).isEqualTo(40L);
+    }
+
+    @Test
+    void aRestoredOffsetAboveTheStoresEndBelongsToADroppedLog() {
+        // the partition was dropped after the checkpoint and written again: its new log holds 7
+        // records, none committed (the snapshot's map no longer names it)
+        assertThat(FenceBase.of(55L, 0L, 7L)).isEqualTo(0L);
+    }
+
+    @Test
+    void aStoreThatLostCommittedRecordsIsNotMistakenForANewLog() {
+        // the map says 40 are committed, the store holds 30: the base stays above the end, and
+        // the writer refuses to start, naming the loss
+        assertThat(FenceBase.of(55L, 40L, 30L)).isEqualTo(55L);
     }
 }

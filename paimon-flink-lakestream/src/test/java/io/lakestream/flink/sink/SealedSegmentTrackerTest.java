@@ -116,6 +116,20 @@ class SealedSegmentTrackerTest {
     }
 
     @Test
+    void aPartitionDroppedAndWrittenAgainStartsANewLogFromZero() {
+        PartitionBucket pb = new PartitionBucket(partition("2024-01-01"), 0);
+        SealedSegmentTracker tracker =
+                new SealedSegmentTracker(TABLE, Map.of(pb, 50L), Map.of(pb, 50L));
+        // the partition was dropped once all 50 were committed; the writer created it again
+        write(tracker, partition("2024-01-01"), 0, 3);
+        Map<PartitionBucket, Long> sealed = Map.of(pb, 3L);
+
+        assertThat(tracker.checkSealed(sealed)).isEqualTo(3);
+        assertThat(tracker.takeSegmentStarts(sealed)).isEqualTo(Map.of(pb, 0L));
+        assertThat(tracker.endOffsets()).isEqualTo(Map.of(pb, 3L));
+    }
+
+    @Test
     void secondRoundExpectsTheAdoptedOffsetsNotTheStartOnes() {
         PartitionBucket pb = new PartitionBucket(partition("2024-01-01"), 0);
         SealedSegmentTracker tracker =

@@ -105,6 +105,11 @@ final class CoordinatorAwareStreamStore implements StreamStore {
     }
 
     @Override
+    public void dropPartition(StreamTable table, BinaryRow partition) {
+        store.dropPartition(table, partition);
+    }
+
+    @Override
     public Map<PartitionBucket, Long> listOffsets(
             StreamTable table,
             Collection<PartitionBucket> partitionBuckets,
