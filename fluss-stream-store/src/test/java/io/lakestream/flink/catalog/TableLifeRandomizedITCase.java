@@ -163,8 +163,15 @@ class TableLifeRandomizedITCase {
                             + " AS BIGINT))");
             tags.add(tag);
             return "tag " + tag + " at snapshot " + latest;
-        } else if (pick < 84) {
+        } else if (pick < 80) {
             return rollback();
+        } else if (pick < 84) {
+            // through either catalog: the stream side follows Paimon's partition list
+            String catalog = random.nextBoolean() ? "life" : "paimon";
+            String dt = PARTITIONS[random.nextInt(PARTITIONS.length)];
+            streaming.executeSql(
+                    "ALTER TABLE " + catalog + "." + TABLE + " DROP PARTITION (dt = '" + dt + "')");
+            return "drop partition " + dt + " through " + catalog;
         } else if (pick < 92) {
             if (addedColumns >= 2) {
                 return insert("life", index);
