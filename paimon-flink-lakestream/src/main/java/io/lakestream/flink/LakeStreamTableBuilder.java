@@ -18,6 +18,7 @@
 
 package io.lakestream.flink;
 
+import io.lakestream.flink.catalog.MainBranchOnly;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamStoreLoader;
@@ -91,6 +92,13 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
     protected FileStoreTable enabledTable(String remedy) {
         if (table == null) {
             throw new IllegalArgumentException("Table is required but not provided.");
+        }
+        if (MainBranchOnly.isBranch(table)) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s is branch '%s' of a table: only the main branch of a table "
+                                    + "is in lake-stream mode%s.",
+                            table.fullName(), table.coreOptions().branch(), remedy));
         }
         if (!Boolean.parseBoolean(
                 table.options().getOrDefault(LakeStreamOptions.ENABLED.key(), "false"))) {

@@ -18,10 +18,12 @@
 
 package io.lakestream.flink.catalog;
 
+import io.lakestream.store.fluss.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.config.TableConfigOptions;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CollectionUtil;
@@ -135,6 +137,78 @@ class TableLifeSqlITCase {
         List<String> paimon = rows(batch, "paimon." + table);
         assertThat(paimon).containsExactlyInAnyOrder("+I[1, a]", "+I[2, b]");
         assertUnionReadsEqual(batch, table, paimon, "after a rollback behind the enablement");
+    }
+
+    /**
+     * A branch of an enabled table, made from a tag while a job writes the main branch (so the
+     * store holds main's uncommitted tail): read through either catalog it returns Paimon's rows of
+     * the branch, never main's tail; written through this catalog it is Paimon's write; enabling
+     * lake-stream mode on it is refused, naming it.
+     */
+    @Test
+    void aBranchIsReadAndWrittenAsPaimonsBranch() throws Exception {
+        String table = "db.branched";
+        LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
+        TableEnvironment batch = environments.batch();
+        batch.getConfig().set(TableConfigOptions.TABLE_DML_SYNC, true);
+        batch.executeSql(paimonCatalogDdl());
+        batch.executeSql("CREATE DATABASE IF NOT EXISTS lake.db");
+        batch.executeSql(
+                "CREATE TABLE lake."
+                        + table
+                        + " (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                        + " WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')");
+        batch.executeSql("INSERT INTO lake." + table + " VALUES (1, 'a'), (2, 'b')").await();
+        batch.executeSql(
+                        "CALL lake.sys.create_tag(`table` => '"
+                                + table
+                                + "', tag => 'base', snapshot_id => CAST("
+                                + paimonTable(batch, table).snapshotManager().latestSnapshotId()
+                                + " AS BIGINT))")
+                .await();
+        batch.executeSql(
+                        "CALL lake.sys.create_branch(`table` => '"
+                                + table
+                                + "', branch => 'b', tag => 'base')")
+                .await();
+        String branch = "`branched$branch_b`";
+
+        // main's uncommitted tail: a job whose first checkpoint is far away
+        TableEnvironment writer = environments.streaming(Duration.ofMinutes(10));
+        writer.executeSql(
+                "CREATE TEMPORARY TABLE gen (id BIGINT) WITH ('connector' = 'datagen', "
+                        + "'rows-per-second' = '50', 'fields.id.kind' = 'sequence', "
+                        + "'fields.id.start' = '100', 'fields.id.end' = '100000')");
+        TableResult insert =
+                writer.executeSql("INSERT INTO lake." + table + " SELECT id, 'tail' FROM gen");
+        try {
+            Await.until(
+                    () -> rows(batch, "lake." + table).size() > 2,
+                    "main's union read returns its uncommitted tail");
+
+            batch.executeSql("INSERT INTO lake.db." + branch + " VALUES (3, 'on the branch')")
+                    .await();
+
+            List<String> paimon = rows(batch, "paimon.db." + branch);
+            assertThat(paimon)
+                    .containsExactlyInAnyOrder("+I[1, a]", "+I[2, b]", "+I[3, on the branch]");
+            assertThat(rows(batch, "lake.db." + branch))
+                    .as("the branch through the lake-stream catalog")
+                    .containsExactlyInAnyOrderElementsOf(paimon);
+            assertThat(rows(batch, "paimon." + table))
+                    .as("main, committed: the branch's write is not in it")
+                    .containsExactlyInAnyOrder("+I[1, a]", "+I[2, b]");
+            assertThatThrownBy(
+                            () ->
+                                    batch.executeSql(
+                                            "ALTER TABLE lake.db."
+                                                    + branch
+                                                    + " SET ('lake-stream.enabled' = 'true')"))
+                    .hasStackTraceContaining("branch 'b' of table db.branched")
+                    .hasStackTraceContaining("only the main branch");
+        } finally {
+            insert.getJobClient().orElseThrow().cancel().get();
+        }
     }
 
     /**

@@ -101,7 +101,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             super.alterTable(identifier, changes, ignoreIfNotExists);
             return;
         }
-        boolean enabledBefore = LakeStreamEnablement.isEnabled(table.options());
+        boolean enabledBefore =
+                LakeStreamEnablement.isEnabled(table.options()) && !MainBranchOnly.isBranch(table);
         Map<String, String> newOptions = new HashMap<>();
         boolean turnsOff = false;
         List<SchemaChange> schemaChanges = new ArrayList<>();
@@ -122,6 +123,9 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
         String enabledValue = newOptions.get(LakeStreamOptions.ENABLED.key());
         checkEnabledValue(identifier, enabledValue);
         boolean turnsOn = enabledValue != null && Boolean.parseBoolean(enabledValue);
+        if (turnsOn) {
+            MainBranchOnly.checkEnablingAllowed(identifier);
+        }
         turnsOff |= enabledValue != null && !Boolean.parseBoolean(enabledValue);
         boolean enabledAfter = turnsOn || (enabledBefore && !turnsOff);
         if (enabledAfter && !schemaChanges.isEmpty() && !enabledBefore) {

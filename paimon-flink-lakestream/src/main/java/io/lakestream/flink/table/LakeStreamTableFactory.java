@@ -22,6 +22,7 @@ import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
+import io.lakestream.flink.catalog.MainBranchOnly;
 import io.lakestream.flink.catalog.StreamTableCache;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
@@ -43,6 +44,9 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.LookupTableSource;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.util.Map;
@@ -57,6 +61,8 @@ import java.util.function.Supplier;
  */
 @Internal
 public class LakeStreamTableFactory extends FlinkTableFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LakeStreamTableFactory.class);
 
     private final Map<String, String> catalogOptions;
     @Nullable private final StreamTableCache streamTables;
@@ -185,6 +191,15 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
         FileStoreTable table =
                 ((FileStoreTable) ((DataCatalogTable) origin).table())
                         .copyWithoutTimeTravel(options);
+        if (MainBranchOnly.isBranch(table)) {
+            // it copied the main branch's options but has no stream table of its own
+            LOG.info(
+                    "Table {} is branch '{}' of a table in lake-stream mode: it is read and "
+                            + "written as Paimon's branch, with its committed data.",
+                    context.getObjectIdentifier().asSummaryString(),
+                    table.coreOptions().branch());
+            return null;
+        }
         // a caching catalog ('cache-enabled', Paimon's default) may hand out the table as it was
         // before another session turned the mode off: the latest schema decides
         Optional<TableSchema> latest = table.schemaManager().latest();
