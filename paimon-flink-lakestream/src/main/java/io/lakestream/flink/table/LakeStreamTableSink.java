@@ -21,9 +21,9 @@ package io.lakestream.flink.table;
 import io.lakestream.flink.sink.LakeStreamSink;
 import io.lakestream.flink.store.StreamTable;
 
-import org.apache.paimon.CoreOptions;
 import org.apache.paimon.flink.FlinkConnectorOptions;
 import org.apache.paimon.flink.sink.FlinkSinkBuilder;
+import org.apache.paimon.flink.sink.FlinkTableSink;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 
@@ -39,7 +39,6 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.types.RowKind;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -83,21 +82,10 @@ public class LakeStreamTableSink
 
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requested) {
-        if (table.primaryKeys().isEmpty()) {
-            return ChangelogMode.insertOnly();
-        }
-        CoreOptions.MergeEngine engine = table.coreOptions().mergeEngine();
-        if (engine == CoreOptions.MergeEngine.AGGREGATE
-                || engine == CoreOptions.MergeEngine.PARTIAL_UPDATE) {
-            return requested;
-        }
-        ChangelogMode.Builder upsert = ChangelogMode.newBuilder();
-        for (RowKind kind : requested.getContainedKinds()) {
-            if (kind != RowKind.UPDATE_BEFORE) {
-                upsert.addContainedKind(kind);
-            }
-        }
-        return upsert.build();
+        // exactly what Paimon's own sink asks for, by Paimon's own rule (merge engine, aggregate
+        // functions, changelog producer, log changelog mode): the rows and kinds that reach
+        // Paimon's writer, and so its changelog files and the store, are those of Paimon's sink
+        return new FlinkTableSink(identifier, table, null, null).getChangelogMode(requested);
     }
 
     @Override
