@@ -103,7 +103,7 @@ class TableLifeRandomizedITCase {
     void unionReadsEqualPaimonsReadAfterEveryStep() throws Exception {
         long seed = Long.getLong("tablelife.seed", DEFAULT_SEED);
         int count = Integer.getInteger("tablelife.steps", DEFAULT_STEPS);
-        open("db.life", seed);
+        open("db.life_union", seed);
         for (int i = 0; i < count; i++) {
             try {
                 steps.add(nextStep(i));
@@ -131,7 +131,7 @@ class TableLifeRandomizedITCase {
     void aStreamingReadFollowsTheTableThroughEveryStep() throws Exception {
         long seed = Long.getLong("tablelife.seed", DEFAULT_SEED);
         int count = Integer.getInteger("tablelife.streaming-steps", DEFAULT_STREAMING_STEPS);
-        open("db.followed", seed);
+        open("db.life_streaming", seed);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         StreamTableEnvironment reading = StreamTableEnvironment.create(env);
