@@ -21,45 +21,80 @@ package io.lakestream.flink.catalog;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CollectionUtil;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An updating query (a {@code GROUP BY}) written into the same table twice, once through Paimon's
- * own sink and once through the lake-stream sink: the two tables end equal in Paimon's batch read,
- * their changelog files (what Paimon's streaming readers in every engine read) are equal, and the
- * lake-stream union read equals Paimon's read.
+ * The sink's changelog mode for every merge engine and every changelog producer Paimon accepts
+ * together: an updating query (a {@code GROUP BY}, which sends {@code -U} and {@code +U}) and an
+ * insert-only query, each written once through Paimon's own sink and once through the lake-stream
+ * sink; where Paimon's sink refuses the input, the lake-stream sink refuses it with Paimon's error.
+ * Paimon's batch read of the two tables is equal, so is Paimon's streaming changelog of them (the
+ * changelog files, or the delta files where the producer writes none: what Paimon's streaming
+ * readers in every engine read), and the lake-stream union read equals Paimon's read.
  */
 @ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
 class SinkChangelogModeITCase {
 
+    private static final String UPDATING =
+            " SELECT k, COUNT(*) FROM (VALUES (1), (2), (1), (3), (1), (2), (4), (4)) AS t(k)"
+                    + " GROUP BY k";
+
+    private static final String INSERT_ONLY =
+            " SELECT k, c FROM (VALUES (1, CAST(5 AS BIGINT)), (2, 6), (1, 7), (3, 8), (2, 9))"
+                    + " AS t(k, c)";
+
     @TempDir static java.nio.file.Path warehouse;
 
+    private static LakeSqlEnvironments environments;
+    private static TableEnvironment batch;
+
+    @BeforeAll
+    static void open() {
+        environments = new LakeSqlEnvironments(warehouse);
+        batch = environments.batch();
+        batch.executeSql(paimonCatalogDdl());
+    }
+
+    /** Every pair of merge engine and changelog producer that Paimon's schema validation takes. */
+    static Stream<Arguments> enginesAndProducers() {
+        List<Arguments> pairs = new ArrayList<>();
+        for (String engine :
+                new String[] {"deduplicate", "partial-update", "aggregation", "first-row"}) {
+            for (String producer : new String[] {"none", "input", "lookup", "full-compaction"}) {
+                boolean firstRowRefuses =
+                        engine.equals("first-row")
+                                && (producer.equals("input") || producer.equals("full-compaction"));
+                if (!firstRowRefuses) {
+                    pairs.add(Arguments.of(engine, producer));
+                }
+            }
+        }
+        return pairs.stream();
+    }
+
     @ParameterizedTest(name = "{0}, changelog producer {1}")
-    @CsvSource({"partial-update, none", "deduplicate, input", "aggregation, input"})
-    void anUpdatingQueryWritesWhatPaimonsSinkWrites(String engine, String producer)
-            throws Exception {
-        String name = engine.replace('-', '_') + "_" + producer;
-        LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
-        TableEnvironment tEnv = environments.streaming(Duration.ofSeconds(1));
-        tEnv.executeSql(
-                "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
-                        + warehouse.toUri()
-                        + "')");
-        tEnv.executeSql("CREATE DATABASE IF NOT EXISTS paimon.db");
+    @MethodSource("enginesAndProducers")
+    void bothQueriesWriteWhatPaimonsSinkWrites(String engine, String producer) throws Exception {
+        String name = engine.replace('-', '_') + "_" + producer.replace('-', '_');
         String ddl =
                 " (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '2', "
                         + "'merge-engine' = '"
@@ -67,56 +102,135 @@ class SinkChangelogModeITCase {
                         + "', 'changelog-producer' = '"
                         + producer
                         + "'%s)";
-        tEnv.executeSql(
-                "CREATE TABLE lake.db."
-                        + name
-                        + "_lake"
-                        + String.format(ddl, ", 'lake-stream.enabled' = 'true'"));
-        tEnv.executeSql("CREATE TABLE paimon.db." + name + "_paimon" + String.format(ddl, ""));
-        String query =
-                " SELECT k, COUNT(*) FROM (VALUES (1), (2), (1), (3), (1), (2)) AS t(k) GROUP BY k";
-        tEnv.executeSql("INSERT INTO lake.db." + name + "_lake" + query).await();
-        tEnv.executeSql("INSERT INTO paimon.db." + name + "_paimon" + query).await();
-
-        TableEnvironment batch = environments.batch();
-        batch.executeSql(
-                "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
-                        + warehouse.toUri()
-                        + "')");
-        List<String> paimonSink = rows(batch, "SELECT * FROM paimon.db." + name + "_paimon");
-        assertThat(paimonSink).isNotEmpty();
-        assertThat(rows(batch, "SELECT * FROM paimon.db." + name + "_lake"))
-                .as("Paimon's read of the table the lake-stream sink wrote")
-                .containsExactlyInAnyOrderElementsOf(paimonSink);
-        assertThat(rows(batch, "SELECT * FROM lake.db." + name + "_lake"))
-                .as("the union read")
-                .containsExactlyInAnyOrderElementsOf(paimonSink);
-        if (producer.equals("input")) {
-            List<String> paimonChangelog = changelog(batch, name + "_paimon");
-            assertThat(paimonChangelog)
-                    .as("Paimon's sink keeps -U with the input changelog producer")
-                    .anyMatch(row -> row.startsWith("+I[-U,"));
-            assertThat(changelog(batch, name + "_lake"))
-                    .as("the changelog files Paimon committed")
+        writeBothWays(name, ddl);
+        for (String query : new String[] {"updating", "insert_only"}) {
+            String table = name + "_" + query;
+            List<String> paimonSink = rows("SELECT * FROM paimon.db." + table + "_paimon");
+            assertThat(rows("SELECT * FROM paimon.db." + table + "_lake"))
+                    .as("Paimon's read of the table the lake-stream sink wrote (%s)", table)
+                    .containsExactlyInAnyOrderElementsOf(paimonSink);
+            assertThat(rows("SELECT * FROM lake.db." + table + "_lake"))
+                    .as("the union read of %s", table)
+                    .containsExactlyInAnyOrderElementsOf(paimonSink);
+            List<String> paimonChangelog = changelog(table + "_paimon");
+            assertThat(changelog(table + "_lake"))
+                    .as("Paimon's streaming changelog of %s", table)
                     .containsExactlyInAnyOrderElementsOf(paimonChangelog);
+            // (partial-update refuses the -U, in both sinks, and holds nothing)
+            if (query.equals("updating")
+                    && producer.equals("input")
+                    && !engine.equals("partial-update")) {
+                assertThat(paimonChangelog)
+                        .as("Paimon's sink keeps -U with the input changelog producer")
+                        .anyMatch(row -> row.startsWith("+I[-U,"));
+            }
         }
     }
 
-    /** Every row of the changelog files of every snapshot, with its row kind. */
-    private static List<String> changelog(TableEnvironment batch, String table) throws Exception {
-        long latest = paimonTable(batch, "db." + table).snapshotManager().latestSnapshotId();
+    @ParameterizedTest(name = "append table")
+    @MethodSource("appendOnly")
+    void anAppendTableTakesWhatPaimonsSinkTakes(String name) throws Exception {
+        String ddl = " (k INT, c BIGINT) WITH ('bucket' = '2', 'bucket-key' = 'k'%s)";
+        TableEnvironment tEnv = streaming();
+        createBothWays(tEnv, name, ddl);
+        tEnv.executeSql("INSERT INTO lake.db." + name + "_lake" + INSERT_ONLY).await();
+        tEnv.executeSql("INSERT INTO paimon.db." + name + "_paimon" + INSERT_ONLY).await();
+        List<String> paimonSink = rows("SELECT * FROM paimon.db." + name + "_paimon");
+        assertThat(paimonSink).hasSize(5);
+        assertThat(rows("SELECT * FROM paimon.db." + name + "_lake"))
+                .containsExactlyInAnyOrderElementsOf(paimonSink);
+        assertThat(rows("SELECT * FROM lake.db." + name + "_lake"))
+                .containsExactlyInAnyOrderElementsOf(paimonSink);
+        assertThat(changelog(name + "_lake"))
+                .containsExactlyInAnyOrderElementsOf(changelog(name + "_paimon"));
+    }
+
+    static Stream<String> appendOnly() {
+        return Stream.of("append_insert_only");
+    }
+
+    /**
+     * Writes both queries into a lake-stream table and a Paimon table each. Where Paimon's sink
+     * refuses the input (a partial-update table takes no {@code -U} with the {@code input}
+     * producer), the lake-stream sink must refuse it with Paimon's own error, and both tables are
+     * left empty.
+     */
+    private static void writeBothWays(String name, String ddl) throws Exception {
+        TableEnvironment tEnv = streaming();
+        for (String query : new String[] {"updating", "insert_only"}) {
+            String table = name + "_" + query;
+            createBothWays(tEnv, table, ddl);
+            String select = query.equals("updating") ? UPDATING : INSERT_ONLY;
+            Optional<String> paimonRefusal =
+                    refusal(tEnv, "INSERT INTO paimon.db." + table + "_paimon" + select);
+            Optional<String> lakeRefusal =
+                    refusal(tEnv, "INSERT INTO lake.db." + table + "_lake" + select);
+            assertThat(lakeRefusal)
+                    .as("how the lake-stream sink takes what Paimon's sink takes (%s)", table)
+                    .isEqualTo(paimonRefusal);
+        }
+    }
+
+    /** Runs {@code insert}; the message of the root cause of its failure, if it fails. */
+    private static Optional<String> refusal(TableEnvironment tEnv, String insert) {
+        try {
+            tEnv.executeSql(insert).await();
+            return Optional.empty();
+        } catch (Exception e) {
+            Throwable cause = e;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            return Optional.of(cause.getMessage());
+        }
+    }
+
+    private static void createBothWays(TableEnvironment tEnv, String table, String ddl) {
+        tEnv.executeSql(
+                "CREATE TABLE lake.db."
+                        + table
+                        + "_lake"
+                        + String.format(ddl, ", 'lake-stream.enabled' = 'true'"));
+        tEnv.executeSql("CREATE TABLE paimon.db." + table + "_paimon" + String.format(ddl, ""));
+    }
+
+    private static TableEnvironment streaming() {
+        // the input ends within milliseconds, long before the first checkpoint: the only commit is
+        // the one of the final checkpoint
+        TableEnvironment tEnv = environments.streaming(Duration.ofSeconds(1));
+        // a refused input fails its job once, not for ever
+        tEnv.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        tEnv.executeSql(paimonCatalogDdl());
+        tEnv.executeSql("CREATE DATABASE IF NOT EXISTS paimon.db");
+        return tEnv;
+    }
+
+    private static String paimonCatalogDdl() {
+        return "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
+                + warehouse.toUri()
+                + "')";
+    }
+
+    /**
+     * What Paimon's streaming read of every snapshot returns, with its row kind: the changelog
+     * files where the table's changelog producer writes them, the delta files otherwise.
+     */
+    private static List<String> changelog(String table) throws Exception {
+        Long latest = paimonTable(batch, "db." + table).snapshotManager().latestSnapshotId();
+        if (latest == null) {
+            return new ArrayList<>(); // a refused input commits nothing
+        }
         return rows(
-                batch,
                 "SELECT * FROM paimon.db.`"
                         + table
                         + "$audit_log` /*+ OPTIONS('incremental-between' = '0,"
                         + latest
-                        + "', 'incremental-between-scan-mode' = 'changelog') */");
+                        + "', 'incremental-between-scan-mode' = 'auto') */");
     }
 
-    private static List<String> rows(TableEnvironment tEnv, String query) {
+    private static List<String> rows(String query) {
         List<String> rows = new ArrayList<>();
-        for (Row row : CollectionUtil.iteratorToList(tEnv.executeSql(query).collect())) {
+        for (Row row : CollectionUtil.iteratorToList(batch.executeSql(query).collect())) {
             rows.add(row.toString());
         }
         return rows;
