@@ -180,6 +180,18 @@ public final class LakeStreamOptions {
                                     + "and the store's address, instead of waiting without end for "
                                     + "a store that cannot be reached.");
 
+    public static final ConfigOption<Integer> READ_COMMITTED_MAX_HELD_RECORDS =
+            ConfigOptions.key("lake-stream.read.committed.max-held-records")
+                    .intType()
+                    .defaultValue(100_000)
+                    .withDescription(
+                            "How many stream-store records an unbounded 'read-committed' reader "
+                                    + "keeps in memory while it waits for a snapshot to commit "
+                                    + "them. Past it, the partition-bucket that holds the most is "
+                                    + "paused: its records are dropped and read again from the "
+                                    + "store once a snapshot commits there; the other "
+                                    + "partition-buckets are followed on.");
+
     public static final ConfigOption<Integer> READ_MERGE_BUFFER_MAX_RECORDS =
             ConfigOptions.key("lake-stream.read.merge-buffer.max-records")
                     .intType()

@@ -156,7 +156,13 @@ public final class LakeStreamSplitEnumerator
             nextFollowedSnapshotId = restored.nextFollowedSnapshotId();
             planned.addAll(restored.planned());
             addPending(restored.unassigned());
-            initialPlanDone = !restored.planned().isEmpty();
+            // the initial plan landed if it planned a partition-bucket or said where the read
+            // follows the table from (set with it since state version 3): a plan that found no
+            // partition (an empty partitioned table, a filter that matched none) must not be made
+            // again at restore, from the snapshot latest then, which would skip every change
+            // committed while the read was down
+            initialPlanDone =
+                    !restored.planned().isEmpty() || restored.nextFollowedSnapshotId() != null;
         }
     }
 

@@ -25,6 +25,7 @@ import org.apache.flink.annotation.Internal;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The committed offset of each partition-bucket as a read-committed reader knows it, shared by the
@@ -36,8 +37,17 @@ final class CommittedOffsets {
 
     private final Map<PartitionBucket, Long> offsets = new ConcurrentHashMap<>();
 
+    /** Counts the snapshots learned of, so that the fetcher thread sees that one arrived. */
+    private final AtomicLong advances = new AtomicLong();
+
     void advance(StreamOffsets committed) {
         committed.asMap().forEach((pb, offset) -> offsets.merge(pb, offset, Math::max));
+        advances.incrementAndGet();
+    }
+
+    /** How many snapshots' offsets were learned of; grows with each. */
+    long advances() {
+        return advances.get();
     }
 
     /** Records of {@code pb} below this offset are committed; 0 when none is known yet. */

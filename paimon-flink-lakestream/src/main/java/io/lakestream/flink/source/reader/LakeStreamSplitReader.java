@@ -107,7 +107,13 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
             Supplier<StreamStore> storeFactory) {
         ReaderLagMetrics readerMetrics = new ReaderLagMetrics(metrics);
         this.store = new ReaderStore(streamTable, storeOptions, storeFactory);
-        this.logs = new LogPartReader(store, committed, readerMetrics);
+        this.logs =
+                new LogPartReader(
+                        store,
+                        committed,
+                        readerMetrics,
+                        Configuration.fromMap(storeOptions)
+                                .get(LakeStreamOptions.READ_COMMITTED_MAX_HELD_RECORDS));
         this.boundedMerge =
                 new BoundedMergeReader(
                         table,

@@ -29,6 +29,9 @@ import io.lakestream.flink.store.StreamSubscription;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.time.Duration;
@@ -40,7 +43,9 @@ import java.util.Map;
 /**
  * Reads the logs of the splits whose lake part is done, all with one fenced store reader. Splits
  * handed over are subscribed together, with one call, at the next poll. A read-committed reader
- * holds back what is not committed yet ({@link ReadCommittedHold}).
+ * holds back what is not committed yet ({@link ReadCommittedHold}): once per snapshot it learns of,
+ * it drops held records that fences cover and resumes paused logs; when the hold is full it pauses
+ * the log that holds the most instead of stopping.
  *
  * <p>Waits on the store have a deadline: when no record arrived for the reader's store timeout, it
  * asks the store for the end of every log it reads, and fails naming the table and the store when
@@ -48,6 +53,8 @@ import java.util.Map;
  */
 @Internal
 final class LogPartReader {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LogPartReader.class);
 
     private final ReaderStore store;
     @Nullable private final ReadCommittedHold hold;
@@ -62,9 +69,16 @@ final class LogPartReader {
     private long lastProgressAt = System.currentTimeMillis();
     private long skippedSeen;
 
-    LogPartReader(ReaderStore store, @Nullable CommittedOffsets committed, ReaderLagMetrics lag) {
+    /** The snapshots learned of when the hold last followed them. */
+    private long advancesSeen;
+
+    LogPartReader(
+            ReaderStore store,
+            @Nullable CommittedOffsets committed,
+            ReaderLagMetrics lag,
+            int maxHeldRecords) {
         this.store = store;
-        this.hold = committed == null ? null : new ReadCommittedHold(committed);
+        this.hold = committed == null ? null : new ReadCommittedHold(committed, maxHeldRecords);
         this.lag = lag;
     }
 
@@ -88,21 +102,19 @@ final class LogPartReader {
             return;
         }
         FencedStreamReader reader = store.log();
-        if (hold != null && hold.release(batch, this::splitId, reader)) {
-            return;
-        }
-        if (hold != null && hold.isFull()) {
-            // back-pressure: wait for a commit instead of fetching more
-            sleepQuietly(timeout.toMillis());
-            lastProgressAt = System.currentTimeMillis();
-            return;
+        if (hold != null) {
+            followCommits(reader);
+            if (hold.release(batch, this::splitId, reader)) {
+                return;
+            }
+            makeRoom(reader);
         }
         List<StreamRecord> records = reader.poll(timeout);
         long fetchedAt = System.currentTimeMillis();
         for (StreamRecord record : records) {
             PartitionBucket pb = record.partitionBucket();
             String splitId = splitId(pb);
-            if (splitId == null) {
+            if (splitId == null || (hold != null && hold.isPaused(pb))) {
                 continue;
             }
             lag.passed(pb, record.offset());
@@ -114,6 +126,9 @@ final class LogPartReader {
             lag.fetched(fetchedAt, records.get(records.size() - 1).timestamp());
         }
         for (PartitionBucket pb : reader.finished()) {
+            if (hold != null) {
+                hold.forget(pb);
+            }
             LakeStreamSplit split = logSplits.remove(pb);
             if (split != null) {
                 batch.addFinishedSplit(split.splitId());
@@ -128,6 +143,58 @@ final class LogPartReader {
             lastProgressAt = fetchedAt;
         }
         lag.maybeRefreshEnds(fetchedAt, store.store(), store.streamTable());
+    }
+
+    /**
+     * Once per snapshot learned of: drops the held records that fences cover (a tail no snapshot
+     * will commit must not be held for ever) and resumes the paused logs that a commit reached.
+     */
+    private void followCommits(FencedStreamReader reader) {
+        long advances = hold.committed().advances();
+        if (advances == advancesSeen) {
+            return;
+        }
+        advancesSeen = advances;
+        // the next writer fenced a cancelled job's tail before its first commit
+        reader.refreshFences();
+        hold.dropFenced(reader.fences());
+        Map<PartitionBucket, Long> resumed = hold.resumable(reader.fences());
+        if (resumed.isEmpty()) {
+            return;
+        }
+        List<StreamSubscription> subscriptions = new ArrayList<>(resumed.size());
+        resumed.forEach(
+                (pb, from) -> {
+                    LakeStreamSplit split = logSplits.get(pb);
+                    if (split != null) {
+                        subscriptions.add(new StreamSubscription(pb, from, split.logStopOffset()));
+                        lag.track(pb, from);
+                    }
+                });
+        reader.subscribe(subscriptions);
+        LOG.info("Resumed the logs of {} partition-buckets a commit reached.", resumed.size());
+    }
+
+    /**
+     * While the hold is full, pauses the partition-bucket that holds the most: the others are
+     * followed on, and memory stays bounded.
+     */
+    private void makeRoom(FencedStreamReader reader) {
+        if (hold.isFull()) {
+            hold.dropFenced(reader.fences());
+        }
+        while (hold.isFull()) {
+            PartitionBucket pb = hold.pauseLargest();
+            if (pb == null) {
+                return;
+            }
+            reader.unsubscribe(pb);
+            lag.untrack(pb);
+            LOG.info(
+                    "Holding {} uncommitted records; paused {} until a commit reaches it.",
+                    hold.heldCount(),
+                    pb);
+        }
     }
 
     /** Subscribes the logs of the splits whose lake part is done, all with one call. */
@@ -158,6 +225,9 @@ final class LogPartReader {
     private void checkStoreDelivers(FencedStreamReader reader) {
         List<PartitionBucket> unbounded = new ArrayList<>();
         for (LakeStreamSplit split : logSplits.values()) {
+            if (hold != null && hold.isPaused(split.partitionBucket())) {
+                continue; // not fetched on purpose
+            }
             if (split.logStopOffset() == StreamReader.NO_STOP_OFFSET) {
                 unbounded.add(split.partitionBucket());
             }
@@ -170,6 +240,9 @@ final class LogPartReader {
         reader.refreshFences();
         for (LakeStreamSplit split : logSplits.values()) {
             PartitionBucket pb = split.partitionBucket();
+            if (hold != null && hold.isPaused(pb)) {
+                continue;
+            }
             long next = lag.nextOffsets().getOrDefault(pb, split.nextLogOffset());
             long end = ends.getOrDefault(pb, split.logStopOffset());
             if (reader.fences().nextValidOffset(pb, next) < end) {
@@ -189,13 +262,5 @@ final class LogPartReader {
 
     static LakeStreamRecord toLogRecord(StreamRecord record) {
         return LakeStreamRecord.log(record.row(), record.offset(), record.timestamp());
-    }
-
-    private static void sleepQuietly(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.source.reader;
 
+import io.lakestream.flink.offsets.AbortedRanges;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.FencedStreamReader;
 import io.lakestream.flink.store.StreamRecord;
@@ -25,29 +26,43 @@ import io.lakestream.flink.store.StreamRecord;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 
 /**
  * The store records a read-committed reader fetched but may not return yet: those at or above the
- * committed offset of their partition-bucket, kept in offset order until a commit covers them. Past
- * {@link #MAX_HELD_RECORDS} the reader stops fetching until a commit releases some.
+ * committed offset of their partition-bucket, kept in offset order until a commit covers them.
+ *
+ * <p>A record that a fence covers is dropped whatever the committed offset: no snapshot ever
+ * commits it (the tail of a cancelled job, fenced by the next writer's start, in a partition-bucket
+ * no job writes again). The hold keeps at most {@code maxHeld} records ({@code
+ * lake-stream.read.committed.max-held-records}): when full, the partition-bucket holding the most
+ * is <em>paused</em>: its records are dropped and its log is to be unsubscribed, and it resumes,
+ * from the first record dropped, once a commit covers a record there that no fence covers. So
+ * memory stays bounded and a full hold never stops the reader from following the other
+ * partition-buckets; a paused one costs a second read of what it had fetched.
  */
 @Internal
 final class ReadCommittedHold {
 
-    /** How many records a read-committed reader holds back before it stops fetching. */
-    static final int MAX_HELD_RECORDS = 100_000;
-
     private final CommittedOffsets committed;
+    private final int maxHeld;
     private final Map<PartitionBucket, ArrayDeque<StreamRecord>> held = new HashMap<>();
+
+    /** Paused partition-buckets and the offset each resumes from. */
+    private final Map<PartitionBucket, Long> paused = new LinkedHashMap<>();
+
     private int heldCount;
 
-    ReadCommittedHold(CommittedOffsets committed) {
+    ReadCommittedHold(CommittedOffsets committed, int maxHeld) {
         this.committed = committed;
+        this.maxHeld = maxHeld;
     }
 
     /** Whether {@code record} must wait for a commit; if so it is held. */
@@ -61,8 +76,86 @@ final class ReadCommittedHold {
         return false;
     }
 
+    CommittedOffsets committed() {
+        return committed;
+    }
+
     boolean isFull() {
-        return heldCount >= MAX_HELD_RECORDS;
+        return heldCount >= maxHeld;
+    }
+
+    int heldCount() {
+        return heldCount;
+    }
+
+    /** Whether the log of {@code pb} is paused; records of it still arriving are ignored. */
+    boolean isPaused(PartitionBucket pb) {
+        return paused.containsKey(pb);
+    }
+
+    /** Drops every held record that {@code fences} cover: no commit will ever release it. */
+    void dropFenced(AbortedRanges fences) {
+        Iterator<Map.Entry<PartitionBucket, ArrayDeque<StreamRecord>>> entries =
+                held.entrySet().iterator();
+        while (entries.hasNext()) {
+            Map.Entry<PartitionBucket, ArrayDeque<StreamRecord>> entry = entries.next();
+            ArrayDeque<StreamRecord> queue = entry.getValue();
+            int before = queue.size();
+            queue.removeIf(record -> fences.isAborted(entry.getKey(), record.offset()));
+            heldCount -= before - queue.size();
+            if (queue.isEmpty()) {
+                entries.remove();
+            }
+        }
+    }
+
+    /**
+     * Pauses the partition-bucket that holds the most records: drops them and returns it, for its
+     * log to be unsubscribed; null when nothing is held.
+     */
+    @Nullable
+    PartitionBucket pauseLargest() {
+        PartitionBucket largest = null;
+        int most = 0;
+        for (Map.Entry<PartitionBucket, ArrayDeque<StreamRecord>> entry : held.entrySet()) {
+            if (entry.getValue().size() > most) {
+                most = entry.getValue().size();
+                largest = entry.getKey();
+            }
+        }
+        if (largest != null) {
+            ArrayDeque<StreamRecord> queue = held.remove(largest);
+            paused.put(largest, queue.peek().offset());
+            heldCount -= queue.size();
+        }
+        return largest;
+    }
+
+    /**
+     * The paused partition-buckets that a commit has reached, each with the offset its log resumes
+     * from (past what {@code fences} cover), no longer paused once returned.
+     */
+    Map<PartitionBucket, Long> resumable(AbortedRanges fences) {
+        Map<PartitionBucket, Long> resumed = new LinkedHashMap<>();
+        Iterator<Map.Entry<PartitionBucket, Long>> entries = paused.entrySet().iterator();
+        while (entries.hasNext()) {
+            Map.Entry<PartitionBucket, Long> entry = entries.next();
+            long from = fences.nextValidOffset(entry.getKey(), entry.getValue());
+            if (committed.of(entry.getKey()) > from) {
+                resumed.put(entry.getKey(), from);
+                entries.remove();
+            }
+        }
+        return resumed;
+    }
+
+    /** Forgets {@code pb}: its split is finished or gone. */
+    void forget(PartitionBucket pb) {
+        ArrayDeque<StreamRecord> queue = held.remove(pb);
+        if (queue != null) {
+            heldCount -= queue.size();
+        }
+        paused.remove(pb);
     }
 
     /**

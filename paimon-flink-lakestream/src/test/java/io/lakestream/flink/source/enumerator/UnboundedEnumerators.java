@@ -44,10 +44,20 @@ final class UnboundedEnumerators {
             FileStoreTable table,
             StreamTable streamTable,
             @Nullable LakeStreamEnumeratorState restored) {
+        return unbounded(context, table, streamTable, restored, Collections.emptyList());
+    }
+
+    /** Like the above, over a store that lists {@code storePartitions}. */
+    static LakeStreamSplitEnumerator unbounded(
+            MockSplitEnumeratorContext<LakeStreamSplit> context,
+            FileStoreTable table,
+            StreamTable streamTable,
+            @Nullable LakeStreamEnumeratorState restored,
+            List<BinaryRow> storePartitions) {
         return new LakeStreamSplitEnumerator(
                 context,
                 new LakeStreamSplitPlanner(table, streamTable, null, false),
-                () -> listingStore(Collections.emptyList()),
+                () -> listingStore(storePartitions),
                 null,
                 false,
                 false,

@@ -47,8 +47,9 @@ import java.util.Map;
 
 /**
  * A stream store of one process for split reader tests: a log per partition-bucket that tests
- * append to, a reader that records how it is subscribed, and a switch that makes the store stop
- * delivering records (an unreachable store) while it still answers offset queries.
+ * append to, a fence log they record fences in, a reader that records how it is subscribed, and a
+ * switch that makes the store stop delivering records (an unreachable store) while it still answers
+ * offset queries.
  */
 final class InMemoryLogStore implements StreamStore {
 
@@ -58,6 +59,9 @@ final class InMemoryLogStore implements StreamStore {
     final List<List<StreamSubscription>> subscribeCalls = new ArrayList<>();
 
     volatile boolean delivering = true;
+
+    /** The fence log: fences that tests record, read in order. */
+    final List<AbortedRange> fences = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     void append(PartitionBucket pb, InternalRow row) {
         logs.computeIfAbsent(pb, k -> new ArrayList<>()).add(row);
@@ -80,9 +84,13 @@ final class InMemoryLogStore implements StreamStore {
                 throw new UnsupportedOperationException();
             }
 
+            private int read;
+
             @Override
             public List<AbortedRange> readNew() {
-                return Collections.emptyList();
+                List<AbortedRange> fresh = new ArrayList<>(fences.subList(read, fences.size()));
+                read += fresh.size();
+                return fresh;
             }
 
             @Override

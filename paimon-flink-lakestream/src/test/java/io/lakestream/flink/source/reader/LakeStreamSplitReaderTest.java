@@ -19,7 +19,9 @@
 package io.lakestream.flink.source.reader;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamStoreException;
@@ -47,6 +49,8 @@ import org.apache.flink.runtime.metrics.groups.InternalSourceReaderMetricGroup;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -249,6 +253,13 @@ class LakeStreamSplitReaderTest {
 
     private LakeStreamSplitReader readerWithStore(
             FileStoreTable table, Map<String, String> options) {
+        return readerWithStore(table, options, null);
+    }
+
+    private LakeStreamSplitReader readerWithStore(
+            FileStoreTable table,
+            Map<String, String> options,
+            @Nullable CommittedOffsets committed) {
         Identifier identifier = Identifier.fromString(table.fullName());
         Map<String, String> all = new HashMap<>(options);
         all.put("lake-stream.fluss.bootstrap.servers", "fluss-host:9123");
@@ -258,7 +269,7 @@ class LakeStreamSplitReaderTest {
                 all,
                 null,
                 null,
-                null,
+                committed,
                 InternalSourceReaderMetricGroup.mock(
                         new UnregisteredMetricsGroup() {
                             @Override
@@ -461,5 +472,90 @@ class LakeStreamSplitReaderTest {
                     .hasMessageContaining(table.fullName())
                     .hasMessageContaining("fluss-host:9123");
         }
+    }
+
+    /**
+     * A read-committed reader with a hold of 10 records: a cancelled job's tail of 50 records in
+     * one bucket fills it; that bucket is paused and the other bucket's committed rows still come;
+     * once the next writer has fenced the tail and committed new records there, the bucket resumes
+     * past the fence and returns only those.
+     */
+    @Test
+    void aFullHoldPausesTheBucketHoldingMostAndFollowsTheOthers() throws Exception {
+        FileStoreTable table = createTable(false, 1, 1);
+        PartitionBucket tail = PartitionBucket.ofUnpartitioned(0);
+        PartitionBucket other = PartitionBucket.ofUnpartitioned(1);
+        for (int i = 0; i < 50; i++) {
+            store.append(tail, change(RowKind.INSERT, i, "cancelled"));
+        }
+        CommittedOffsets committed = new CommittedOffsets();
+        List<LakeStreamSplit> splits = new ArrayList<>();
+        for (PartitionBucket pb : List.of(tail, other)) {
+            splits.add(
+                    new LakeStreamSplit(
+                            pb, Collections.emptyList(), 0, true, 0, StreamReader.NO_STOP_OFFSET));
+        }
+        Map<String, String> options =
+                Map.of(LakeStreamOptions.READ_COMMITTED_MAX_HELD_RECORDS.key(), "10");
+        try (LakeStreamSplitReader reader = readerWithStore(table, options, committed)) {
+            reader.handleSplitsChanges(new SplitsAddition<>(splits));
+            List<String> rows = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                rows.addAll(logRows(reader));
+            }
+            assertThat(rows).as("nothing is committed yet").isEmpty();
+            assertThat(store.subscribeCalls.get(store.subscribeCalls.size() - 1))
+                    .as("the last subscription")
+                    .extracting(StreamSubscription::partitionBucket)
+                    .containsExactlyInAnyOrder(tail, other);
+
+            // another job commits three rows of the other bucket
+            for (int i = 0; i < 3; i++) {
+                store.append(other, change(RowKind.INSERT, 100 + i, "other"));
+            }
+            committed.advance(StreamOffsets.of(Map.of(other, 3L)));
+            awaitRows(reader, rows, 3);
+            assertThat(rows).containsExactly("+I100|other", "+I101|other", "+I102|other");
+
+            // the next writer of the tail's bucket fences the tail, writes and commits
+            store.fences.add(new AbortedRange(tail, 0, 50));
+            store.append(tail, change(RowKind.INSERT, 200, "later"));
+            store.append(tail, change(RowKind.INSERT, 201, "later"));
+            committed.advance(StreamOffsets.of(Map.of(tail, 52L, other, 3L)));
+            awaitRows(reader, rows, 5);
+            assertThat(rows.subList(3, 5)).containsExactly("+I200|later", "+I201|later");
+            assertThat(store.subscribeCalls.get(store.subscribeCalls.size() - 1))
+                    .as("the paused bucket resumes past the fence")
+                    .containsExactly(new StreamSubscription(tail, 50, StreamReader.NO_STOP_OFFSET));
+            for (int i = 0; i < 5; i++) {
+                rows.addAll(logRows(reader));
+            }
+            assertThat(rows).hasSize(5);
+        }
+    }
+
+    /** Fetches until {@code rows} has {@code count} log rows. */
+    private static void awaitRows(LakeStreamSplitReader reader, List<String> rows, int count)
+            throws Exception {
+        for (int fetches = 0; rows.size() < count; fetches++) {
+            assertThat(fetches).as("fetches before %d rows", count).isLessThan(100);
+            rows.addAll(logRows(reader));
+        }
+    }
+
+    /** The log rows of one fetch, rendered. */
+    private static List<String> logRows(LakeStreamSplitReader reader) throws Exception {
+        List<LakeStreamRecord> log = new ArrayList<>();
+        RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
+        for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
+            for (LakeStreamRecord r = batch.nextRecordFromSplit();
+                    r != null;
+                    r = batch.nextRecordFromSplit()) {
+                if (!r.fromLake && !r.isLakeFinished()) {
+                    log.add(r);
+                }
+            }
+        }
+        return render(log);
     }
 }
