@@ -229,4 +229,92 @@ class SourceRestoreScanModesITCase {
         }
         return env.executeAsync("restored reads" + (savepoint == null ? "" : " (restored)"));
     }
+
+    /**
+     * A bounded read, slowed so that a savepoint falls in the middle of it, restored after the
+     * table changed: it returns exactly the rows of the snapshot it planned, each once, whatever
+     * was committed after the plan.
+     */
+    @org.junit.jupiter.api.Test
+    void aRestoredBoundedReadReturnsExactlyWhatItPlanned(@TempDir java.nio.file.Path savepoints)
+            throws Exception {
+        FileStoreTable table = tables.createTable("restore_bounded", Kind.APPEND);
+        List<Row> planned = new ArrayList<>(rows(1, 0, 300));
+        planned.addAll(rows(2, 0, 300));
+        write(table, planned);
+        List<String> paimon = SourceTestTables.paimonRead(tables.table(table.name()));
+        assertThat(paimon).hasSize(planned.size());
+        CommittedRows.clear();
+
+        JobClient first = startBoundedReaders(table, null);
+        awaitRows(50);
+        String savepoint =
+                first.stopWithSavepoint(
+                                false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(1, TimeUnit.MINUTES);
+        for (String isolation : ISOLATIONS) {
+            assertThat(CommittedRows.published(isolation))
+                    .as("the %s read was stopped in the middle", isolation)
+                    .hasSizeLessThan(planned.size());
+        }
+
+        write(table, rows(1, 1_000, 5));
+        commitThroughPaimonAlone(tables.table(table.name()), 3, 1_000, 5);
+
+        startBoundedReaders(table, savepoint).getJobExecutionResult().get(2, TimeUnit.MINUTES);
+        for (String isolation : ISOLATIONS) {
+            assertThat(CommittedRows.published(isolation))
+                    .as("what the restored bounded %s read returned", isolation)
+                    .containsExactlyInAnyOrderElementsOf(paimon);
+        }
+    }
+
+    private static JobClient startBoundedReaders(FileStoreTable table, @Nullable String savepoint)
+            throws Exception {
+        Configuration conf = new Configuration();
+        if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        for (String isolation : ISOLATIONS) {
+            LakeStreamSource.Builder builder =
+                    LakeStreamSource.builder()
+                            .setTable(table)
+                            .setOptions(storeOptions())
+                            .setBounded(true);
+            builder.setOption(LakeStreamOptions.READ_ISOLATION.key(), isolation);
+            org.apache.flink.streaming.api.datastream.DataStream<
+                            org.apache.flink.table.data.RowData>
+                    rows =
+                            env.fromSource(
+                                            builder.build(),
+                                            WatermarkStrategy.noWatermarks(),
+                                            isolation)
+                                    .uid("bounded-" + isolation);
+            // chained to the source: no network buffer between them holds the barriers back
+            rows.map(new Slow())
+                    .returns(rows.getType())
+                    .uid("slow-" + isolation)
+                    .addSink(new CommittedRows(isolation, SourceTestTables::render))
+                    .uid("rows-" + isolation)
+                    .setParallelism(1);
+        }
+        return env.executeAsync("bounded reads" + (savepoint == null ? "" : " (restored)"));
+    }
+
+    /** Passes rows on slowly, so that a savepoint falls in the middle of a bounded read. */
+    private static final class Slow
+            implements org.apache.flink.api.common.functions.MapFunction<
+                    org.apache.flink.table.data.RowData, org.apache.flink.table.data.RowData> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public org.apache.flink.table.data.RowData map(org.apache.flink.table.data.RowData row)
+                throws Exception {
+            Thread.sleep(10);
+            return row;
+        }
+    }
 }
