@@ -134,8 +134,10 @@ public final class LakeStreamOptions {
                                     + "by then never returns them; a delay gives lagging reads "
                                     + "that time. The wait starts again with every new committer, "
                                     + "so keep 0 for tables written by bounded jobs. A "
-                                    + "committer checks at its first commit and then at most "
-                                    + "once a minute.");
+                                    + "committer checks at its first commit, at every commit "
+                                    + "after a snapshot that overwrote data (each drop or expiry "
+                                    + "of a partition is one), and otherwise at most once a "
+                                    + "minute.");
 
     public static final ConfigOption<ReadIsolation> READ_ISOLATION =
             ConfigOptions.key("lake-stream.read.isolation")

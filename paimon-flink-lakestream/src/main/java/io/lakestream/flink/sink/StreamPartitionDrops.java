@@ -24,9 +24,11 @@ import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.manifest.PartitionEntry;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.utils.SnapshotManager;
 
 import org.apache.flink.annotation.Internal;
 
@@ -35,6 +37,7 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.io.FileNotFoundException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -67,6 +70,9 @@ public final class StreamPartitionDrops implements AutoCloseable {
     /** The longest time between two checks; listing a snapshot's partitions reads its manifests. */
     static final long MAX_CHECK_INTERVAL_MILLIS = 60_000L;
 
+    /** Past this many new snapshots, a commit checks without looking at them one by one. */
+    private static final int MAX_SNAPSHOTS_LOOKED_AT = 100;
+
     /** What becomes of a partition that the table's latest snapshot does not have. */
     enum Action {
         /** The stream partition is kept, and its offsets with it. */
@@ -88,6 +94,10 @@ public final class StreamPartitionDrops implements AutoCloseable {
 
     private long lastCheckMillis;
     private boolean checkedOnce;
+
+    /** The latest snapshot at the last check. */
+    private long checkedSnapshotId;
+
     @Nullable private StreamStore store;
 
     /**
@@ -153,9 +163,10 @@ public final class StreamPartitionDrops implements AutoCloseable {
 
     /**
      * Drops the stream partitions that may go and returns {@code parent} without the offsets of the
-     * partitions dropped or found gone. Checks at the first commit, then at most once per {@link
-     * #MAX_CHECK_INTERVAL_MILLIS}; in between it returns {@code parent}. A failure to drop keeps
-     * the partition and its offsets, for the next check.
+     * partitions dropped or found gone. Checks at the first commit, at every commit after a
+     * snapshot that overwrote data (a drop or expiry of partitions is one), and otherwise at most
+     * once per {@link #MAX_CHECK_INTERVAL_MILLIS}; in between it returns {@code parent}. A failure
+     * to drop keeps the partition and its offsets, for the next check.
      *
      * @param sealed the segments the commit under way seals
      */
@@ -164,11 +175,16 @@ public final class StreamPartitionDrops implements AutoCloseable {
             return parent;
         }
         long now = clock.getAsLong();
-        if (checkedOnce && now - lastCheckMillis < MAX_CHECK_INTERVAL_MILLIS) {
+        Long latest = table.snapshotManager().latestSnapshotId();
+        long latestId = latest == null ? 0L : latest;
+        if (checkedOnce
+                && now - lastCheckMillis < MAX_CHECK_INTERVAL_MILLIS
+                && !overwroteSince(checkedSnapshotId, latestId)) {
             return parent;
         }
         checkedOnce = true;
         lastCheckMillis = now;
+        checkedSnapshotId = latestId;
         try {
             return reconcile(parent, sealed, now);
         } catch (RuntimeException e) {
@@ -179,6 +195,29 @@ public final class StreamPartitionDrops implements AutoCloseable {
                     e);
             return parent;
         }
+    }
+
+    /**
+     * Whether a snapshot after {@code fromId}, up to {@code toId}, overwrote data: every drop and
+     * expiry of a partition is such a snapshot, so a drop is followed at the next commit rather
+     * than at the next periodic check. Only the snapshot files are read, a few per commit.
+     */
+    private boolean overwroteSince(long fromId, long toId) {
+        if (toId - fromId > MAX_SNAPSHOTS_LOOKED_AT) {
+            return true;
+        }
+        SnapshotManager snapshots = table.snapshotManager();
+        for (long id = fromId + 1; id <= toId; id++) {
+            try {
+                if (snapshots.tryGetSnapshot(id).commitKind() == Snapshot.CommitKind.OVERWRITE) {
+                    return true;
+                }
+            } catch (FileNotFoundException e) {
+                // expired already: it may have been a drop too
+                return true;
+            }
+        }
+        return false;
     }
 
     private StreamOffsets reconcile(StreamOffsets parent, StreamOffsets sealed, long now) {

@@ -46,6 +46,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -97,31 +98,21 @@ class StreamPartitionDropsTest {
         assertThat(decide(true, false, offsets(3, 5), ends(3, 5), false)).isEqualTo(Action.KEEP);
     }
 
+    private static final BinaryRow GONE = BinaryRow.singleColumn("gone");
+    private static final BinaryRow LIVE = BinaryRow.singleColumn("live");
+
     @Test
-    void theCommitDropsWhatTheTableDroppedAndKeepsTheRest() throws Exception {
-        FileStoreTable table = table();
-        BinaryRow gone = BinaryRow.singleColumn("gone");
-        BinaryRow live = BinaryRow.singleColumn("live");
-        LocalPaimonTables.commitWithoutOffsets(
-                table,
-                Arrays.asList(
-                        GenericRow.of(BinaryString.fromString("gone"), 1),
-                        GenericRow.of(BinaryString.fromString("live"), 2)));
-        try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
-            commit.truncatePartitions(
-                    Collections.singletonList(Collections.singletonMap("dt", "gone")));
-        }
-        Map<PartitionBucket, Long> map = new HashMap<>();
-        map.put(new PartitionBucket(gone, 0), 4L);
-        map.put(new PartitionBucket(live, 0), 7L);
-        StreamOffsets parent = StreamOffsets.of(map);
+    void theCommitDropsWhatTheTableDroppedAfterTheDelayAndKeepsTheRest() throws Exception {
+        FileStoreTable table = tableWithTwoPartitions();
+        dropPartition(table, "gone");
+        StreamOffsets parent = StreamOffsets.of(map());
         List<BinaryRow> dropped = new ArrayList<>();
         AtomicLong now = new AtomicLong(1_000);
         StreamPartitionDrops drops =
                 new StreamPartitionDrops(
                         table,
                         streamTable(table),
-                        () -> store(Arrays.asList(gone, live), map, dropped),
+                        () -> store(map(), dropped, new AtomicInteger()),
                         Duration.ofMinutes(2),
                         now::get);
 
@@ -135,8 +126,65 @@ class StreamPartitionDropsTest {
         assertThat(drops.beforeCommit(parent, StreamOffsets.empty()))
                 .isEqualTo(
                         StreamOffsets.of(
-                                Collections.singletonMap(new PartitionBucket(live, 0), 7L)));
-        assertThat(dropped).containsExactly(gone);
+                                Collections.singletonMap(new PartitionBucket(LIVE, 0), 7L)));
+        assertThat(dropped).containsExactly(GONE);
+    }
+
+    @Test
+    void aDropIsFollowedAtTheNextCommitNotAtTheNextPeriodicCheck() throws Exception {
+        FileStoreTable table = tableWithTwoPartitions();
+        StreamOffsets parent = StreamOffsets.of(map());
+        List<BinaryRow> dropped = new ArrayList<>();
+        AtomicInteger listings = new AtomicInteger();
+        StreamPartitionDrops drops =
+                new StreamPartitionDrops(
+                        table,
+                        streamTable(table),
+                        () -> store(map(), dropped, listings),
+                        Duration.ZERO,
+                        () -> 1_000L);
+        assertThat(drops.beforeCommit(parent, StreamOffsets.empty())).isEqualTo(parent);
+        assertThat(listings).hasValue(1);
+
+        // commits that only add data do not make the committer look again within the interval
+        LocalPaimonTables.commitWithoutOffsets(
+                table,
+                Collections.singletonList(GenericRow.of(BinaryString.fromString("live"), 3)));
+        assertThat(drops.beforeCommit(parent, StreamOffsets.empty())).isEqualTo(parent);
+        assertThat(listings).hasValue(1);
+
+        // a drop is an overwrite: the next commit follows it
+        dropPartition(table, "gone");
+        assertThat(drops.beforeCommit(parent, StreamOffsets.empty()))
+                .isEqualTo(
+                        StreamOffsets.of(
+                                Collections.singletonMap(new PartitionBucket(LIVE, 0), 7L)));
+        assertThat(dropped).containsExactly(GONE);
+    }
+
+    private FileStoreTable tableWithTwoPartitions() throws Exception {
+        FileStoreTable table = table();
+        LocalPaimonTables.commitWithoutOffsets(
+                table,
+                Arrays.asList(
+                        GenericRow.of(BinaryString.fromString("gone"), 1),
+                        GenericRow.of(BinaryString.fromString("live"), 2)));
+        return table;
+    }
+
+    private static void dropPartition(FileStoreTable table, String dt) throws Exception {
+        try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
+            commit.truncatePartitions(
+                    Collections.singletonList(Collections.singletonMap("dt", dt)));
+        }
+    }
+
+    /** The tiered offsets of both partitions, which are also the store's ends. */
+    private static Map<PartitionBucket, Long> map() {
+        Map<PartitionBucket, Long> map = new HashMap<>();
+        map.put(new PartitionBucket(GONE, 0), 4L);
+        map.put(new PartitionBucket(LIVE, 0), 7L);
+        return map;
     }
 
     private static Action decide(
@@ -177,9 +225,11 @@ class StreamPartitionDropsTest {
         return new StreamTable(StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
     }
 
-    /** A store holding {@code partitions}, each at the end offsets {@code ends}. */
+    /** A store holding the partitions of {@code ends}, at those end offsets. */
     private static StreamStore store(
-            List<BinaryRow> partitions, Map<PartitionBucket, Long> ends, List<BinaryRow> dropped) {
+            Map<PartitionBucket, Long> ends, List<BinaryRow> dropped, AtomicInteger listings) {
+        List<BinaryRow> partitions = new ArrayList<>();
+        ends.keySet().forEach(pb -> partitions.add(pb.partition()));
         return (StreamStore)
                 java.lang.reflect.Proxy.newProxyInstance(
                         StreamStore.class.getClassLoader(),
@@ -187,6 +237,7 @@ class StreamPartitionDropsTest {
                         (proxy, method, args) -> {
                             switch (method.getName()) {
                                 case "listPartitions":
+                                    listings.incrementAndGet();
                                     return partitions;
                                 case "listOffsets":
                                     return ends;
