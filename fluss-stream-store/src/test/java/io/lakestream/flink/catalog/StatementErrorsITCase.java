@@ -35,6 +35,8 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -277,6 +279,85 @@ class StatementErrorsITCase {
                 .hasMessageContaining("db.options_nested")
                 .hasMessageContaining("tags");
         assertThat(shownBySqlClient(unsupported)).isSameAs(rootCause(unsupported));
+    }
+
+    /**
+     * A store credential given as a table option (CREATE, ALTER, the enabling procedure) or in a
+     * hint is refused, naming the option and never its value, and lands in no file of the
+     * warehouse.
+     */
+    @Test
+    void aCredentialIsRefusedAsATableOptionAndInAHint() throws Exception {
+        String secret = "s3cr3t-" + System.nanoTime();
+        String key = "lake-stream.fluss.client.security.sasl.password";
+        TableEnvironment tEnv = environments.batch();
+        tEnv.executeSql(
+                "CREATE TABLE lake.db.guarded (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH "
+                        + "('bucket' = '1', 'lake-stream.enabled' = 'true')");
+        List<Throwable> refusals = new ArrayList<>();
+        refusals.add(
+                catchThrowable(
+                        () ->
+                                tEnv.executeSql(
+                                        "CREATE TABLE lake.db.leaky (id INT) WITH ('bucket' = "
+                                                + "'1', 'bucket-key' = 'id', '"
+                                                + key
+                                                + "' = '"
+                                                + secret
+                                                + "')")));
+        refusals.add(
+                catchThrowable(
+                        () ->
+                                tEnv.executeSql(
+                                        "ALTER TABLE lake.db.guarded SET ('"
+                                                + key
+                                                + "' = '"
+                                                + secret
+                                                + "')")));
+        refusals.add(
+                catchThrowable(
+                        () ->
+                                tEnv.executeSql(
+                                                "SELECT * FROM lake.db.guarded /*+ OPTIONS('"
+                                                        + key
+                                                        + "' = '"
+                                                        + secret
+                                                        + "') */")
+                                        .collect()
+                                        .close()));
+        refusals.add(
+                catchThrowable(
+                        () ->
+                                tEnv.executeSql(
+                                                "INSERT INTO lake.db.guarded /*+ OPTIONS("
+                                                        + "'lake-stream.fluss.client.security"
+                                                        + ".sasl.jaas.config' = '"
+                                                        + secret
+                                                        + "') */ VALUES (1)")
+                                        .await()));
+        for (Throwable refusal : refusals) {
+            assertThat(refusal).as("the statement fails").isNotNull();
+            Throwable shown = shownBySqlClient(refusal);
+            System.out.println("The SQL client shows: " + shown);
+            assertThat(shown.getMessage())
+                    .contains("db.")
+                    .contains("lake-stream.fluss.client.security.sasl.")
+                    .contains("options of the paimon-lakestream catalog")
+                    .doesNotContain(secret);
+            assertThat(ExceptionUtils.stringifyException(refusal)).doesNotContain(secret);
+        }
+        assertThat(tEnv.getCatalog("lake").orElseThrow().tableExists(path("db.leaky"))).isFalse();
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(warehouse)) {
+            for (Path file :
+                    (Iterable<Path>) files.filter(java.nio.file.Files::isRegularFile)::iterator) {
+                assertThat(
+                                new String(
+                                        java.nio.file.Files.readAllBytes(file),
+                                        java.nio.charset.StandardCharsets.ISO_8859_1))
+                        .as("%s", file)
+                        .doesNotContain(secret);
+            }
+        }
     }
 
     private static void assertShown(Throwable error, String table, String address) {

@@ -123,6 +123,7 @@ public final class LakeStreamEnablement {
      * @throws ValidationException naming the table and what stands in the way
      */
     public void enable(Identifier identifier, Map<String, String> options) {
+        CredentialOptions.refuse(identifier.getFullName(), options.keySet(), "as table options");
         MainBranchOnly.checkEnablingAllowed(identifier);
         FileStoreTable table = fileStoreTable(identifier).copy(options);
         provisionAndRecordStart(identifier, table);

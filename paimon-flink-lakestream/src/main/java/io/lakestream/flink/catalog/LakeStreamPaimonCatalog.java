@@ -120,6 +120,7 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                 schemaChanges.add(change);
             }
         }
+        CredentialOptions.refuse(identifier.getFullName(), newOptions.keySet(), "as table options");
         String enabledValue = newOptions.get(LakeStreamOptions.ENABLED.key());
         checkEnabledValue(identifier, enabledValue);
         boolean turnsOn = enabledValue != null && Boolean.parseBoolean(enabledValue);
@@ -235,6 +236,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     @Override
     public void createTable(Identifier identifier, Schema schema, boolean ignoreIfExists)
             throws TableAlreadyExistException, DatabaseNotExistException {
+        CredentialOptions.refuse(
+                identifier.getFullName(), schema.options().keySet(), "as table options");
         checkEnabledValue(identifier, schema.options().get(LakeStreamOptions.ENABLED.key()));
         if (!LakeStreamEnablement.isEnabled(schema.options())) {
             super.createTable(identifier, schema, ignoreIfExists);

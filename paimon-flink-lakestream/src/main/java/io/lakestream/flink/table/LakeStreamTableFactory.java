@@ -21,6 +21,7 @@ package io.lakestream.flink.table;
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.StatementErrors;
+import io.lakestream.flink.catalog.CredentialOptions;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.catalog.MainBranchOnly;
 import io.lakestream.flink.catalog.StreamTableCache;
@@ -49,6 +50,8 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -86,6 +89,7 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
+        refuseCredentialHints(context);
         FileStoreTable table = enabledTable(context);
         if (table == null) {
             return super.createDynamicTableSource(context);
@@ -112,6 +116,7 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
+        refuseCredentialHints(context);
         refuseDisablingHint(context);
         FileStoreTable table = enabledTable(context);
         if (table == null) {
@@ -143,6 +148,31 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
                     storeOptions,
                     () -> LakeStreamTableBuilder.lookUpStreamTable(spec, storeOptions));
         };
+    }
+
+    /**
+     * Refuses a credential given in a hint ({@link CredentialOptions}): the options that differ
+     * from the table's own are the hint's. A credential already stored in a table's options (from a
+     * version that took them) is read as before.
+     */
+    private static void refuseCredentialHints(Context context) {
+        CatalogTable origin = context.getCatalogTable().getOrigin();
+        // a hinted table's origin carries the merged options too; its Paimon table has its own
+        Map<String, String> stored =
+                origin instanceof DataCatalogTable
+                        ? ((DataCatalogTable) origin).table().options()
+                        : Map.of();
+        List<String> hinted = new ArrayList<>();
+        context.getCatalogTable()
+                .getOptions()
+                .forEach(
+                        (key, value) -> {
+                            if (!value.equals(stored.get(key))) {
+                                hinted.add(key);
+                            }
+                        });
+        CredentialOptions.refuse(
+                context.getObjectIdentifier().asSummaryString(), hinted, "in a hint");
     }
 
     /**
