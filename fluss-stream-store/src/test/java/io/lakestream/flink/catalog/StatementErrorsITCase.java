@@ -22,6 +22,7 @@ import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.util.ExceptionUtils;
@@ -294,47 +295,27 @@ class StatementErrorsITCase {
         tEnv.executeSql(
                 "CREATE TABLE lake.db.guarded (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH "
                         + "('bucket' = '1', 'lake-stream.enabled' = 'true')");
+        String option = "'" + key + "' = '" + secret + "'";
         List<Throwable> refusals = new ArrayList<>();
-        refusals.add(
-                catchThrowable(
-                        () ->
-                                tEnv.executeSql(
-                                        "CREATE TABLE lake.db.leaky (id INT) WITH ('bucket' = "
-                                                + "'1', 'bucket-key' = 'id', '"
-                                                + key
-                                                + "' = '"
-                                                + secret
-                                                + "')")));
-        refusals.add(
-                catchThrowable(
-                        () ->
-                                tEnv.executeSql(
-                                        "ALTER TABLE lake.db.guarded SET ('"
-                                                + key
-                                                + "' = '"
-                                                + secret
-                                                + "')")));
-        refusals.add(
-                catchThrowable(
-                        () ->
-                                tEnv.executeSql(
-                                                "SELECT * FROM lake.db.guarded /*+ OPTIONS('"
-                                                        + key
-                                                        + "' = '"
-                                                        + secret
-                                                        + "') */")
-                                        .collect()
-                                        .close()));
-        refusals.add(
-                catchThrowable(
-                        () ->
-                                tEnv.executeSql(
-                                                "INSERT INTO lake.db.guarded /*+ OPTIONS("
-                                                        + "'lake-stream.fluss.client.security"
-                                                        + ".sasl.jaas.config' = '"
-                                                        + secret
-                                                        + "') */ VALUES (1)")
-                                        .await()));
+        for (String statement :
+                List.of(
+                        "CREATE TABLE lake.db.leaky (id INT) WITH ('bucket' = '1', "
+                                + "'bucket-key' = 'id', "
+                                + option
+                                + ")",
+                        "ALTER TABLE lake.db.guarded SET (" + option + ")",
+                        "SELECT * FROM lake.db.guarded /*+ OPTIONS(" + option + ") */",
+                        "INSERT INTO lake.db.guarded /*+ OPTIONS("
+                                + option.replace("password", "jaas.config")
+                                + ") */ VALUES (1)")) {
+            refusals.add(
+                    catchThrowable(
+                            () -> {
+                                TableResult result = tEnv.executeSql(statement);
+                                result.await();
+                                result.collect().close();
+                            }));
+        }
         for (Throwable refusal : refusals) {
             assertThat(refusal).as("the statement fails").isNotNull();
             Throwable shown = shownBySqlClient(refusal);
