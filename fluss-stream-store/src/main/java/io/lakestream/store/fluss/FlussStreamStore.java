@@ -227,14 +227,7 @@ public final class FlussStreamStore implements StreamStore {
         TablePath leases = FlussWriterLeaseLog.writerTablePath(path);
         FlussWriterLeaseLog.provision(admin(), calls, leases, owner);
         checkNotForeign(spec, describe(leases), false);
-        List<TableChange> missing = layout.missingColumns(info);
-        if (!missing.isEmpty()) {
-            // columns added to the Paimon table since the stream table was created
-            calls.awaitRetrying(
-                    () -> admin().alterTable(path, missing, false), "add columns to table " + path);
-            info = describe(path);
-        }
-        StreamTable table = checked(layout, info);
+        StreamTable table = checked(layout, withAddedColumns(layout, info));
         // adopted only once it is known to fit: a stream table of another shape is left unclaimed
         for (TablePath next : Arrays.asList(path, fences, leases)) {
             claim(spec, describe(next));
@@ -353,7 +346,37 @@ public final class FlussStreamStore implements StreamStore {
         }
         TableInfo info = describe(path);
         checkNotForeign(spec, info, true);
-        return checked(layout, info);
+        return checked(layout, withAddedColumns(layout, info));
+    }
+
+    /**
+     * Adds to the stream table the columns that the Paimon table gained since it was created or
+     * last looked up, whichever catalog or engine added them (Paimon's schema is the truth): a job
+     * or a fresh read that finds them missing adds them, nullable, at the end. Several may find
+     * them missing at once; a column another added in between counts as added.
+     */
+    private TableInfo withAddedColumns(FlussStreamTableLayout layout, TableInfo info) {
+        List<TableChange> missing = layout.missingColumns(info);
+        if (missing.isEmpty()) {
+            return info;
+        }
+        TablePath path = info.getTablePath();
+        try {
+            calls.awaitRetrying(
+                    () -> admin().alterTable(path, missing, false), "add columns to table " + path);
+        } catch (RuntimeException e) {
+            TableInfo now = describe(path);
+            if (!layout.missingColumns(now).isEmpty()) {
+                throw e;
+            }
+            return now;
+        }
+        LOG.info(
+                "Added {} columns of Paimon table {} to its stream table {}.",
+                missing.size(),
+                layout.spec().identifier().getFullName(),
+                path);
+        return describe(path);
     }
 
     private StreamTable checked(FlussStreamTableLayout layout, TableInfo info) {
