@@ -1,0 +1,168 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.catalog;
+
+import io.lakestream.store.fluss.testutils.SharedMiniCluster;
+
+import org.apache.fluss.config.ConfigOptions;
+import org.apache.fluss.config.Configuration;
+import org.apache.fluss.server.testutils.FlussClusterExtension;
+
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CollectionUtil;
+import org.apache.flink.util.ExceptionUtils;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * A Fluss cluster whose client listener takes SASL/PLAIN only, as docs/deploy.md sets one up: the
+ * credentials are options of the {@code paimon-lakestream} catalog, tables are created, written and
+ * read through it, the union read equals Paimon's read, and the password is in no file of the
+ * warehouse. A catalog with a wrong password fails, naming the cluster, and never shows the
+ * password. The cluster's security is a cluster option, so this class runs its own small cluster.
+ */
+@ExtendWith(SharedMiniCluster.class)
+class SaslSecuredStoreITCase {
+
+    private static final String PASSWORD = "lake-" + Long.toHexString(System.nanoTime());
+
+    @RegisterExtension
+    static final FlussClusterExtension SECURED_FLUSS =
+            FlussClusterExtension.builder()
+                    .setNumOfTabletServers(1)
+                    .setCoordinatorServerListeners("FLUSS://localhost:0, CLIENT://localhost:0")
+                    .setTabletServerListeners("FLUSS://localhost:0, CLIENT://localhost:0")
+                    .setClusterConf(saslOnTheClientListener())
+                    .build();
+
+    @TempDir static Path warehouse;
+
+    private static Configuration saslOnTheClientListener() {
+        Configuration conf = new Configuration();
+        conf.setString(ConfigOptions.SERVER_SECURITY_PROTOCOL_MAP.key(), "CLIENT:sasl");
+        conf.setString("security.sasl.enabled.mechanisms", "plain");
+        conf.setString(
+                "security.sasl.plain.jaas.config",
+                "org.apache.fluss.security.auth.sasl.plain.PlainLoginModule required "
+                        + "user_lake=\""
+                        + PASSWORD
+                        + "\";");
+        return conf;
+    }
+
+    @Test
+    void tablesAreWrittenAndReadThroughASaslSecuredCluster() throws Exception {
+        TableEnvironment tEnv = batch(PASSWORD);
+        tEnv.executeSql(
+                        "CREATE TABLE lake.db.secured (id INT, v STRING, PRIMARY KEY (id) NOT "
+                                + "ENFORCED) WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')")
+                .await();
+        tEnv.executeSql("INSERT INTO lake.db.secured VALUES (1, 'a'), (2, 'b')").await();
+        tEnv.executeSql("INSERT INTO lake.db.secured VALUES (2, 'c'), (3, 'd')").await();
+        List<String> paimon = rows(tEnv, "paimon.db.secured");
+        assertThat(paimon).containsExactlyInAnyOrder("+I[1, a]", "+I[2, c]", "+I[3, d]");
+        assertThat(rows(tEnv, "lake.db.secured")).containsExactlyInAnyOrderElementsOf(paimon);
+        assertThat(
+                        rows(
+                                tEnv,
+                                "lake.db.secured /*+ OPTIONS('lake-stream.read.isolation' = "
+                                        + "'read-committed') */"))
+                .containsExactlyInAnyOrderElementsOf(paimon);
+
+        String wrong = "not-" + PASSWORD;
+        TableEnvironment refused = batch(wrong);
+        Throwable failure =
+                catchThrowable(() -> refused.executeSql("SELECT * FROM lake.db.secured").await());
+        assertThat(failure).as("a read with a wrong password").isNotNull();
+        String chain = ExceptionUtils.stringifyException(failure);
+        System.out.println("A wrong password: " + failure);
+        assertThat(chain).contains("db.secured").doesNotContain(wrong);
+
+        try (Stream<Path> files = Files.walk(warehouse)) {
+            for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                assertThat(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1))
+                        .as("%s", file)
+                        .doesNotContain(PASSWORD);
+            }
+        }
+    }
+
+    private static List<String> rows(TableEnvironment tEnv, String table) {
+        List<String> rows = new ArrayList<>();
+        for (Row row :
+                CollectionUtil.iteratorToList(
+                        tEnv.executeSql("SELECT * FROM " + table).collect())) {
+            rows.add(row.toString());
+        }
+        return rows;
+    }
+
+    /** A batch environment whose lake-stream catalog logs in as {@code lake} with a password. */
+    private static TableEnvironment batch(String password) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+        tEnv.getConfig().set("table.dml-sync", "true");
+        String servers =
+                SECURED_FLUSS
+                        .getClientConfig("CLIENT")
+                        .get(ConfigOptions.BOOTSTRAP_SERVERS)
+                        .stream()
+                        .reduce((a, b) -> a + "," + b)
+                        .orElseThrow();
+        tEnv.executeSql(
+                String.format(
+                        "CREATE CATALOG lake WITH ('type' = 'paimon-lakestream', "
+                                + "'warehouse' = '%s', "
+                                + "'lake-stream.fluss.bootstrap.servers' = '%s', "
+                                + "'lake-stream.fluss.client.security.protocol' = 'sasl', "
+                                + "'lake-stream.fluss.client.security.sasl.mechanism' = 'plain', "
+                                + "'lake-stream.fluss.client.security.sasl.username' = 'lake', "
+                                + "'lake-stream.fluss.client.security.sasl.password' = '%s', "
+                                + "'lake-stream.store.request-timeout' = '10 s', "
+                                + "'lake-stream.sink.writer-lease-timeout' = '1 s')",
+                        warehouse.toUri(), servers, password));
+        tEnv.executeSql(
+                String.format(
+                        "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '%s')",
+                        warehouse.toUri()));
+        tEnv.executeSql("CREATE DATABASE IF NOT EXISTS lake.db");
+        return tEnv;
+    }
+}
