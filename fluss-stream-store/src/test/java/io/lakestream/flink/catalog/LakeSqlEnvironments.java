@@ -39,6 +39,7 @@ import org.apache.flink.util.CollectionUtil;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -149,5 +150,30 @@ public final class LakeSqlEnvironments {
 
     static FileStoreTable paimonTable(TableEnvironment tEnv, String table) throws Exception {
         return (FileStoreTable) paimonCatalog(tEnv).getTable(Identifier.fromString(table));
+    }
+
+    /** Every row of table {@code table} (hints allowed), rendered with its kind. */
+    public static List<String> rows(TableEnvironment tEnv, String table) {
+        List<String> rows = new ArrayList<>();
+        for (Row row :
+                CollectionUtil.iteratorToList(
+                        tEnv.executeSql("SELECT * FROM " + table).collect())) {
+            rows.add(row.toString());
+        }
+        return rows;
+    }
+
+    /**
+     * A batch environment on the shared MiniCluster of parallelism 1 whose statements wait for
+     * their jobs, without catalogs: for tests with a Fluss cluster of their own.
+     */
+    public static StreamTableEnvironment plainBatch() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+        tEnv.getConfig().set("table.dml-sync", "true");
+        return tEnv;
     }
 }

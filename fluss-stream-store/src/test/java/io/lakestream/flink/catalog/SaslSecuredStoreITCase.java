@@ -24,13 +24,7 @@ import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.config.Configuration;
 import org.apache.fluss.server.testutils.FlussClusterExtension;
 
-import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.configuration.ExecutionOptions;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CollectionUtil;
 import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.Test;
@@ -41,10 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static io.lakestream.flink.catalog.LakeSqlEnvironments.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -121,24 +115,9 @@ class SaslSecuredStoreITCase {
         }
     }
 
-    private static List<String> rows(TableEnvironment tEnv, String table) {
-        List<String> rows = new ArrayList<>();
-        for (Row row :
-                CollectionUtil.iteratorToList(
-                        tEnv.executeSql("SELECT * FROM " + table).collect())) {
-            rows.add(row.toString());
-        }
-        return rows;
-    }
-
     /** A batch environment whose lake-stream catalog logs in as {@code lake} with a password. */
     private static TableEnvironment batch(String password) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        tEnv.getConfig().set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
-        tEnv.getConfig().set("table.dml-sync", "true");
+        TableEnvironment tEnv = LakeSqlEnvironments.plainBatch();
         String servers =
                 SECURED_FLUSS
                         .getClientConfig("CLIENT")

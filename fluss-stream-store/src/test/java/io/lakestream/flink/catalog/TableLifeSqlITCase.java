@@ -25,8 +25,6 @@ import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.config.TableConfigOptions;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CollectionUtil;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -35,10 +33,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
+import static io.lakestream.flink.catalog.LakeSqlEnvironments.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -274,15 +272,5 @@ class TableLifeSqlITCase {
         return "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
                 + warehouse.toUri()
                 + "')";
-    }
-
-    private static List<String> rows(TableEnvironment tEnv, String table) {
-        List<String> rows = new ArrayList<>();
-        for (Row row :
-                CollectionUtil.iteratorToList(
-                        tEnv.executeSql("SELECT * FROM " + table).collect())) {
-            rows.add(row.toString());
-        }
-        return rows;
     }
 }
