@@ -289,7 +289,13 @@ class TableLifeRandomizedITCase {
             String catalog = random.nextBoolean() ? "life" : "paimon";
             String dt = PARTITIONS[random.nextInt(PARTITIONS.length)];
             streaming.executeSql(
-                    "ALTER TABLE " + catalog + "." + table + " DROP PARTITION (dt = '" + dt + "')");
+                    "ALTER TABLE "
+                            + catalog
+                            + "."
+                            + table
+                            + " DROP IF EXISTS PARTITION (dt = '"
+                            + dt
+                            + "')");
             return "drop partition " + dt + " through " + catalog;
         } else if (pick < 92) {
             if (addedColumns >= 2) {
@@ -298,8 +304,11 @@ class TableLifeRandomizedITCase {
             addedColumns++;
             // the streaming job's plan writes one column more from now on
             savepoints.clear();
-            streaming.executeSql("ALTER TABLE life." + table + " ADD c" + addedColumns + " INT");
-            return "add column c" + addedColumns;
+            // through Paimon's own catalog too: the stream table follows without help
+            String catalog = random.nextBoolean() ? "life" : "paimon";
+            streaming.executeSql(
+                    "ALTER TABLE " + catalog + "." + table + " ADD c" + addedColumns + " INT");
+            return "add column c" + addedColumns + " through " + catalog;
         } else {
             // savepoint steps wait while the mode is off: Paimon's own sink then writes the table,
             // a topology the savepoints do not fit
