@@ -117,7 +117,12 @@ class SourceRestoreScanModesITCase {
                 break;
             default:
                 write(table, before);
-                Thread.sleep(10);
+                // a start strictly after the last commit's time, whatever the clock's resolution
+                long committedAt =
+                        tables.table(table.name()).snapshotManager().latestSnapshot().timeMillis();
+                Await.until(
+                        () -> System.currentTimeMillis() > committedAt,
+                        "the clock passes the last commit");
                 startedAt = System.currentTimeMillis();
                 scan.put("scan.timestamp-millis", String.valueOf(startedAt));
                 break;
@@ -209,13 +214,7 @@ class SourceRestoreScanModesITCase {
     private static JobClient startReaders(
             FileStoreTable table, Map<String, String> scan, @Nullable String savepoint)
             throws Exception {
-        Configuration conf = new Configuration();
-        if (savepoint != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(200);
+        StreamExecutionEnvironment env = environment(savepoint);
         for (String isolation : ISOLATIONS) {
             LakeStreamSource.Builder builder =
                     LakeStreamSource.builder().setTable(table).setOptions(storeOptions());
@@ -271,13 +270,7 @@ class SourceRestoreScanModesITCase {
 
     private static JobClient startBoundedReaders(FileStoreTable table, @Nullable String savepoint)
             throws Exception {
-        Configuration conf = new Configuration();
-        if (savepoint != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(200);
+        StreamExecutionEnvironment env = environment(savepoint);
         for (String isolation : ISOLATIONS) {
             LakeStreamSource.Builder builder =
                     LakeStreamSource.builder()
@@ -316,5 +309,17 @@ class SourceRestoreScanModesITCase {
             Thread.sleep(10);
             return row;
         }
+    }
+
+    /** Parallelism 2, a checkpoint every 200 ms, restored from {@code savepoint} if given. */
+    private static StreamExecutionEnvironment environment(@Nullable String savepoint) {
+        Configuration conf = new Configuration();
+        if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        return env;
     }
 }
