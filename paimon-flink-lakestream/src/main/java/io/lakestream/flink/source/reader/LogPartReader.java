@@ -155,6 +155,9 @@ final class LogPartReader {
             return;
         }
         advancesSeen = advances;
+        if (hold.isIdle()) {
+            return; // no fence log read for a reader that holds nothing
+        }
         // the next writer fenced a cancelled job's tail before its first commit
         reader.refreshFences();
         hold.dropFenced(reader.fences());

@@ -88,6 +88,11 @@ final class ReadCommittedHold {
         return heldCount;
     }
 
+    /** Whether nothing is held and no log is paused: a new snapshot then has nothing to drop. */
+    boolean isIdle() {
+        return heldCount == 0 && paused.isEmpty();
+    }
+
     /** Whether the log of {@code pb} is paused; records of it still arriving are ignored. */
     boolean isPaused(PartitionBucket pb) {
         return paused.containsKey(pb);
