@@ -22,6 +22,7 @@ import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CollectionUtil;
@@ -58,8 +59,14 @@ class SinkChangelogModeITCase {
             " SELECT k, COUNT(*) FROM (VALUES (1), (2), (1), (3), (1), (2), (4), (4)) AS t(k)"
                     + " GROUP BY k";
 
+    /**
+     * Keys 1 and 2 come twice: the later row must win. The cast is outside the {@code VALUES} on
+     * purpose: Flink plans a {@code VALUES} whose rows need casts of their own as a {@code UNION
+     * ALL} of one projection per row, whose order SQL does not define, and which two sinks of one
+     * job may then receive in different orders.
+     */
     private static final String INSERT_ONLY =
-            " SELECT k, c FROM (VALUES (1, CAST(5 AS BIGINT)), (2, 6), (1, 7), (3, 8), (2, 9))"
+            " SELECT k, CAST(c AS BIGINT) FROM (VALUES (1, 5), (2, 6), (1, 7), (3, 8), (2, 9))"
                     + " AS t(k, c)";
 
     @TempDir static java.nio.file.Path warehouse;
@@ -102,7 +109,7 @@ class SinkChangelogModeITCase {
                         + "', 'changelog-producer' = '"
                         + producer
                         + "'%s)";
-        writeBothWays(name, ddl);
+        writeBothWays(name, ddl, engine.equals("partial-update") && producer.equals("input"));
         for (String query : new String[] {"updating", "insert_only"}) {
             String table = name + "_" + query;
             List<String> paimonSink = rows("SELECT * FROM paimon.db." + table + "_paimon");
@@ -150,25 +157,34 @@ class SinkChangelogModeITCase {
     }
 
     /**
-     * Writes both queries into a lake-stream table and a Paimon table each. Where Paimon's sink
-     * refuses the input (a partial-update table takes no {@code -U} with the {@code input}
-     * producer), the lake-stream sink must refuse it with Paimon's own error, and both tables are
-     * left empty.
+     * Writes both queries into a lake-stream table and a Paimon table each, all in one job so that
+     * both sides see the same input at the same commits. Where Paimon's sink refuses the input (a
+     * partial-update table takes no {@code -U} with the {@code input} producer), each sink runs
+     * alone and the lake-stream sink must refuse it with Paimon's own error, both tables left
+     * empty.
      */
-    private static void writeBothWays(String name, String ddl) throws Exception {
+    private static void writeBothWays(String name, String ddl, boolean paimonRefusesRetractions)
+            throws Exception {
         TableEnvironment tEnv = streaming();
+        StatementSet together = tEnv.createStatementSet();
         for (String query : new String[] {"updating", "insert_only"}) {
             String table = name + "_" + query;
             createBothWays(tEnv, table, ddl);
             String select = query.equals("updating") ? UPDATING : INSERT_ONLY;
-            Optional<String> paimonRefusal =
-                    refusal(tEnv, "INSERT INTO paimon.db." + table + "_paimon" + select);
-            Optional<String> lakeRefusal =
-                    refusal(tEnv, "INSERT INTO lake.db." + table + "_lake" + select);
-            assertThat(lakeRefusal)
-                    .as("how the lake-stream sink takes what Paimon's sink takes (%s)", table)
-                    .isEqualTo(paimonRefusal);
+            String intoPaimon = "INSERT INTO paimon.db." + table + "_paimon" + select;
+            String intoLake = "INSERT INTO lake.db." + table + "_lake" + select;
+            if (query.equals("updating") && paimonRefusesRetractions) {
+                Optional<String> paimonRefusal = refusal(tEnv, intoPaimon);
+                assertThat(paimonRefusal).as("Paimon's sink refuses %s", table).isPresent();
+                assertThat(refusal(tEnv, intoLake))
+                        .as("the lake-stream sink refuses what Paimon's sink refuses (%s)", table)
+                        .isEqualTo(paimonRefusal);
+            } else {
+                together.addInsertSql(intoPaimon);
+                together.addInsertSql(intoLake);
+            }
         }
+        together.execute().await();
     }
 
     /** Runs {@code insert}; the message of the root cause of its failure, if it fails. */
