@@ -18,6 +18,10 @@
 
 package io.lakestream.store.fluss;
 
+import io.lakestream.flink.store.StreamStoreException;
+
+import org.apache.paimon.casting.CastExecutor;
+import org.apache.paimon.casting.CastExecutors;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.GenericRow;
@@ -54,10 +58,16 @@ final class FlussRowToPaimonRow {
 
     FlussRowToPaimonRow(FlussColumnMapping mapping) {
         List<DataType> paimonColumnTypes = mapping.paimonColumnTypes();
+        List<DataType> flussColumnTypes = mapping.flussColumnTypes();
         this.converters = new FieldConverter[paimonColumnTypes.size()];
         this.flussPositions = new int[converters.length];
         for (int i = 0; i < converters.length; i++) {
-            converters[i] = converter(paimonColumnTypes.get(i));
+            DataType columnType = flussColumnTypes.get(i);
+            FieldConverter read = converter(columnType);
+            if (!FlussColumnMapping.sameType(columnType, paimonColumnTypes.get(i))) {
+                read = casting(read, columnType, mapping.paimonFieldType(i));
+            }
+            converters[i] = read;
             flussPositions[i] = mapping.flussPosition(i);
         }
         this.rowKindPosition = mapping.rowKindPosition();
@@ -73,6 +83,25 @@ final class FlussRowToPaimonRow {
             row.setRowKind(RowKind.fromByteValue(flussRow.getByte(rowKindPosition)));
         }
         return row;
+    }
+
+    /**
+     * Reads a column created for an earlier type of its field as the field's type now, with the
+     * cast Paimon's readers apply to a data file written under the earlier schema.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static FieldConverter casting(
+            FieldConverter read, DataType columnType, org.apache.paimon.types.DataType fieldType) {
+        org.apache.paimon.types.DataType from = FlussTypes.toPaimon(columnType);
+        CastExecutor cast = CastExecutors.resolve(from, fieldType);
+        if (cast == null) {
+            throw new StreamStoreException(
+                    String.format(
+                            "A stream column of type %s cannot be read as %s: Paimon has no cast "
+                                    + "between the two.",
+                            from, fieldType));
+        }
+        return (row, pos) -> cast.cast(read.convert(row, pos));
     }
 
     private static FieldConverter converter(DataType type) {

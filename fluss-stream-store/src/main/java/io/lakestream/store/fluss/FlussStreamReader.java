@@ -104,8 +104,7 @@ final class FlussStreamReader implements StreamReader {
         // the scanner hands out rows of its table's schema, projecting records of other schemas
         this.converter =
                 new FlussRowToPaimonRow(
-                        new FlussColumnMapping(
-                                table.spec(), flussTable.getTableInfo().getRowType()));
+                        new FlussColumnMapping(table.spec(), flussTable.getTableInfo()));
         this.partitionNames =
                 table.spec().isPartitioned() ? new FlussPartitionNames(table.spec()) : null;
     }

@@ -356,6 +356,7 @@ public final class FlussStreamStore implements StreamStore {
      * them missing at once; a column another added in between counts as added.
      */
     private TableInfo withAddedColumns(FlussStreamTableLayout layout, TableInfo info) {
+        info = withPinnedFieldIds(layout, info);
         List<TableChange> missing = layout.missingColumns(info);
         if (missing.isEmpty()) {
             return info;
@@ -376,6 +377,36 @@ public final class FlussStreamStore implements StreamStore {
                 missing.size(),
                 layout.spec().identifier().getFullName(),
                 path);
+        return describe(path);
+    }
+
+    /**
+     * Pins the field ids of the columns of a stream table created before columns recorded them,
+     * matched by name against the spec that first finds them unpinned, so that a later rename or
+     * drop of a Paimon field does not move its values to another field. Several jobs pinning at
+     * once write the same ids.
+     */
+    private TableInfo withPinnedFieldIds(FlussStreamTableLayout layout, TableInfo info) {
+        Map<String, String> pins =
+                FlussColumnIds.unpinned(
+                        layout.spec(),
+                        info.getSchema().getColumns(),
+                        info.getCustomProperties().toMap());
+        if (pins.isEmpty()) {
+            return info;
+        }
+        TablePath path = info.getTablePath();
+        List<TableChange> changes = new ArrayList<>();
+        pins.forEach((key, value) -> changes.add(TableChange.set(key, value)));
+        calls.awaitRetrying(
+                () -> admin().alterTable(path, changes, false),
+                "record the Paimon field ids of the columns of table " + path);
+        LOG.info(
+                "Recorded the Paimon field ids of {} columns of stream table {} (created before "
+                        + "columns recorded them), matched by name with Paimon table {}.",
+                pins.size(),
+                path,
+                layout.spec().identifier().getFullName());
         return describe(path);
     }
 

@@ -25,6 +25,7 @@ import io.lakestream.flink.store.StreamTableSpec;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DataTypeChecks;
 
 import org.apache.fluss.config.ConfigOptions;
@@ -37,13 +38,15 @@ import org.apache.fluss.metadata.TableInfo;
 import org.apache.fluss.metadata.TablePath;
 import org.apache.fluss.types.DataType;
 import org.apache.fluss.types.DataTypes;
-import org.apache.fluss.types.RowType;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The shape of the Fluss table that holds a Paimon table's stream: a log table with the Paimon
@@ -60,9 +63,12 @@ import java.util.Optional;
  * which is what lets the stream table take added columns. It gives up Arrow's column projection and
  * compression, which the store's reader does not use.
  *
- * <p>Columns are matched by name ({@link FlussColumnMapping}); the one change of columns the stream
- * table follows is an added nullable column ({@link #checkEvolution}), since Fluss 0.9 can add a
- * nullable column at the end and do nothing else to a table's columns.
+ * <p>Columns are matched by Paimon field id ({@link FlussColumnIds}, {@link FlussColumnMapping}),
+ * so renamed, moved and dropped fields need no change of the stream table, and a field added to
+ * Paimon (or dropped and added again under its old name, a new field) gets a nullable column at the
+ * end, the one change Fluss 0.9 can make to a table's columns. A field's type change that keeps its
+ * Fluss type (a longer VARCHAR) needs nothing; one that changes it is read with Paimon's cast and
+ * cannot be written ({@link #checkEvolution}).
  */
 final class FlussStreamTableLayout {
 
@@ -155,7 +161,7 @@ final class FlussStreamTableLayout {
     TableDescriptor descriptor() {
         return TableDescriptor.builder()
                 .customProperties(ownerProperties(spec))
-                .schema(Schema.newBuilder().fromRowType(rowType()).build())
+                .schema(schema())
                 .partitionedBy(spec.partitionKeys())
                 .distributedBy(spec.numBuckets(), spec.bucketKeys())
                 .property(ConfigOptions.TABLE_DATALAKE_FORMAT, DataLakeFormat.PAIMON)
@@ -169,56 +175,65 @@ final class FlussStreamTableLayout {
         return spec.owner().map(StreamTableOwner::toProperties).orElse(Collections.emptyMap());
     }
 
-    private RowType rowType() {
-        List<String> names = new ArrayList<>(spec.fieldNames());
-        List<DataType> types = new ArrayList<>(columnTypes);
-        if (hasRowKindColumn()) {
-            names.add(ROW_KIND_COLUMN);
-            types.add(DataTypes.TINYINT().copy(false));
+    /** The columns of a new stream table, each commented with the Paimon field id it holds. */
+    private Schema schema() {
+        Schema.Builder schema = Schema.newBuilder();
+        List<DataField> fields = spec.rowType().getFields();
+        for (int i = 0; i < fields.size(); i++) {
+            schema.column(fields.get(i).name(), columnTypes.get(i))
+                    .withComment(FlussColumnIds.comment(fields.get(i).id()));
         }
-        return RowType.of(types.toArray(new DataType[0]), names.toArray(new String[0]));
+        if (hasRowKindColumn()) {
+            schema.column(ROW_KIND_COLUMN, DataTypes.TINYINT().copy(false));
+        }
+        return schema.build();
     }
 
     /**
-     * The changes that bring an existing Fluss table to this layout: one added column for each
-     * column of the spec that it lacks.
-     *
-     * @throws StreamStoreException when a missing column is NOT NULL, which Fluss cannot add
+     * The changes that bring an existing Fluss table to this layout: a nullable column at the end
+     * for each field of the spec that no column holds. It takes the field's name, or, where an
+     * older column has that name (a field dropped and added again, or renamed to a name another
+     * field had), the name and the field id.
      */
     List<TableChange> missingColumns(TableInfo existing) {
+        List<Schema.Column> columns = existing.getSchema().getColumns();
+        int[] ids = FlussColumnIds.of(spec, columns, existing.getCustomProperties().toMap());
+        Set<String> names = new HashSet<>();
+        columns.forEach(column -> names.add(column.getName()));
         List<TableChange> changes = new ArrayList<>();
-        RowType actual = existing.getRowType();
-        for (int i = 0; i < spec.fieldNames().size(); i++) {
-            String name = spec.fieldNames().get(i);
-            if (actual.getFieldIndex(name) >= 0) {
+        List<DataField> fields = spec.rowType().getFields();
+        for (int i = 0; i < fields.size(); i++) {
+            DataField field = fields.get(i);
+            if (Arrays.stream(ids).anyMatch(id -> id == field.id())) {
                 continue;
             }
-            DataType type = columnTypes.get(i);
-            if (!type.isNullable()) {
-                throw new StreamStoreException(
-                        String.format(
-                                "Column '%s' of table %s is NOT NULL, but the Fluss stream store "
-                                        + "can only add nullable columns to its stream table.",
-                                name, spec.identifier().getFullName()));
+            String name = field.name();
+            for (int attempt = 0; names.contains(name); attempt++) {
+                name = field.name() + "_" + field.id() + (attempt == 0 ? "" : "_" + attempt);
             }
-            changes.add(TableChange.addColumn(name, type, null, TableChange.ColumnPosition.last()));
+            names.add(name);
+            changes.add(
+                    TableChange.addColumn(
+                            name,
+                            columnTypes.get(i).copy(true),
+                            FlussColumnIds.comment(field.id()),
+                            TableChange.ColumnPosition.last()));
         }
         return changes;
     }
 
     /**
      * Checks that the stream table of {@code from} can be brought to {@code to}: the same keys and
-     * buckets, every column kept with its name and type, and new columns nullable.
+     * buckets, key columns of the same types, and every field that both know of the same Fluss
+     * type. Renames, moves, drops, added fields and changes of nullability are followed.
      *
      * @throws StreamStoreException saying what the store cannot follow
      */
     static void checkEvolution(StreamTableSpec from, StreamTableSpec to) {
-        // the prefix names the table, which an evolution does not change
+        // the prefix names the table, which an evolution does not change; the layout checks that
+        // the store holds every type of the new schema
         FlussStreamTableLayout next = new FlussStreamTableLayout(to, "");
         String table = to.identifier().getFullName();
-        String only =
-                " The Fluss stream store can only add nullable columns to a stream table, so a "
-                        + "column cannot be dropped, renamed or change its type.";
         if (!from.hasSameLayout(to)) {
             throw new StreamStoreException(
                     String.format(
@@ -228,66 +243,53 @@ final class FlussStreamTableLayout {
                             table));
         }
         List<DataType> fromTypes = FlussTypes.toFluss(from);
-        for (int i = 0; i < from.fieldNames().size(); i++) {
-            String name = from.fieldNames().get(i);
-            int position = to.fieldNames().indexOf(name);
-            if (position < 0) {
-                throw new StreamStoreException(
-                        String.format(
-                                "The change would drop or rename column '%s' of table %s.%s",
-                                name, table, only));
-            }
-            if (!fromTypes.get(i).equals(next.columnTypes.get(position))) {
-                throw new StreamStoreException(
-                        String.format(
-                                "The change would turn column '%s' of table %s from %s into %s.%s",
-                                name,
-                                table,
-                                from.rowType().getTypeAt(i),
-                                to.rowType().getTypeAt(position),
-                                only));
-            }
-        }
-        for (int i = 0; i < to.fieldNames().size(); i++) {
-            if (!from.fieldNames().contains(to.fieldNames().get(i))
-                    && !next.columnTypes.get(i).isNullable()) {
-                throw new StreamStoreException(
-                        String.format(
-                                "The change would add column '%s' of table %s as NOT NULL.%s",
-                                to.fieldNames().get(i), table, only));
+        List<DataField> fromFields = from.rowType().getFields();
+        List<DataField> toFields = to.rowType().getFields();
+        for (int i = 0; i < fromFields.size(); i++) {
+            for (int j = 0; j < toFields.size(); j++) {
+                if (fromFields.get(i).id() == toFields.get(j).id()
+                        && !FlussColumnMapping.sameType(
+                                fromTypes.get(i), next.columnTypes.get(j))) {
+                    throw new StreamStoreException(
+                            String.format(
+                                    "The change would turn column '%s' of table %s from %s into "
+                                            + "%s, which its stream table cannot follow: Fluss "
+                                            + "0.9 cannot change the type of a column. A change "
+                                            + "that keeps the stream column's type (VARCHAR(n) to "
+                                            + "a longer VARCHAR or STRING, CHAR to VARCHAR, "
+                                            + "BINARY to VARBINARY, nullability) is followed.",
+                                    fromFields.get(i).name(),
+                                    table,
+                                    fromFields.get(i).type(),
+                                    toFields.get(j).type()));
+                }
             }
         }
     }
 
     /**
      * What differs between an existing Fluss table and this layout; empty when it matches. Columns
-     * match by name; the Fluss table may hold more (nullable) columns than the spec: those were
-     * added after the spec was taken, and readers and writers of the spec leave them out.
+     * match by field id; the Fluss table may hold more columns than the spec (fields added after
+     * the spec was taken, or dropped since): readers skip them and writers write null there, which
+     * Fluss's indexed format takes in every column, whatever its nullability. A column of another
+     * type than its field's is read with Paimon's cast, and refused to writers by {@link
+     * FlussColumnMapping#checkWritable}.
      */
     List<String> differences(TableInfo existing) {
         List<String> differences = new ArrayList<>();
-        RowType expected = rowType();
-        RowType actual = existing.getRowType();
-        for (int i = 0; i < expected.getFieldCount(); i++) {
-            String name = expected.getFieldNames().get(i);
-            int position = actual.getFieldIndex(name);
-            if (position < 0) {
-                differences.add("column '" + name + "' is missing");
-            } else if (!expected.getTypeAt(i).equals(actual.getTypeAt(position))) {
+        List<Schema.Column> columns = existing.getSchema().getColumns();
+        int[] ids = FlussColumnIds.of(spec, columns, existing.getCustomProperties().toMap());
+        for (DataField field : spec.rowType().getFields()) {
+            if (Arrays.stream(ids).noneMatch(id -> id == field.id())) {
                 differences.add(
                         String.format(
-                                "column '%s' has type %s but should have %s",
-                                name, actual.getTypeAt(position), expected.getTypeAt(i)));
+                                "the column of field '%s' (field id %d) is missing",
+                                field.name(), field.id()));
             }
         }
-        for (int position = 0; position < actual.getFieldCount(); position++) {
-            if (!actual.getTypeAt(position).isNullable()
-                    && expected.getFieldIndex(actual.getFieldNames().get(position)) < 0) {
-                differences.add(
-                        String.format(
-                                "column '%s' is not a column of the Paimon table and is NOT NULL",
-                                actual.getFieldNames().get(position)));
-            }
+        if (hasRowKindColumn()
+                && columns.stream().noneMatch(c -> c.getName().equals(ROW_KIND_COLUMN))) {
+            differences.add("the row-kind column '" + ROW_KIND_COLUMN + "' is missing");
         }
         if (existing.hasPrimaryKey()) {
             differences.add(

@@ -122,10 +122,9 @@ final class FlussStreamWriter implements StreamWriter {
         FlussConnection connection = (FlussConnection) store.connection();
         this.writerClient = connection.getOrCreateWriterClient();
         // the columns of the table as this writer's client sees them: the rows it encodes
-        this.encoder =
-                new PaimonRowIndexedEncoder(
-                        new FlussColumnMapping(table.spec(), tableInfo.getRowType()),
-                        tableInfo.getRowType());
+        FlussColumnMapping mapping = new FlussColumnMapping(table.spec(), tableInfo);
+        mapping.checkWritable();
+        this.encoder = new PaimonRowIndexedEncoder(mapping, tableInfo.getRowType());
         this.bucketKeys = PaimonBucketKeys.of(tableInfo);
         MetadataUpdater metadata = connection.getMetadataUpdater();
         this.targets =

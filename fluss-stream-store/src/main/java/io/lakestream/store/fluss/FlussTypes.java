@@ -118,4 +118,71 @@ final class FlussTypes {
         }
         return fluss.copy(type.isNullable());
     }
+
+    /**
+     * The Paimon type whose values a stream column of Fluss type {@code type} holds as they are:
+     * the source type of the cast that reads the column as a field's later type. STRING and BYTES
+     * stand for every length, as they do in {@link #toFluss}.
+     */
+    static org.apache.paimon.types.DataType toPaimon(DataType type) {
+        org.apache.paimon.types.DataType paimon;
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                paimon = org.apache.paimon.types.DataTypes.BOOLEAN();
+                break;
+            case TINYINT:
+                paimon = org.apache.paimon.types.DataTypes.TINYINT();
+                break;
+            case SMALLINT:
+                paimon = org.apache.paimon.types.DataTypes.SMALLINT();
+                break;
+            case INTEGER:
+                paimon = org.apache.paimon.types.DataTypes.INT();
+                break;
+            case BIGINT:
+                paimon = org.apache.paimon.types.DataTypes.BIGINT();
+                break;
+            case FLOAT:
+                paimon = org.apache.paimon.types.DataTypes.FLOAT();
+                break;
+            case DOUBLE:
+                paimon = org.apache.paimon.types.DataTypes.DOUBLE();
+                break;
+            case DECIMAL:
+                org.apache.fluss.types.DecimalType decimal =
+                        (org.apache.fluss.types.DecimalType) type;
+                paimon =
+                        org.apache.paimon.types.DataTypes.DECIMAL(
+                                decimal.getPrecision(), decimal.getScale());
+                break;
+            case STRING:
+                paimon = org.apache.paimon.types.DataTypes.STRING();
+                break;
+            case BYTES:
+                paimon = org.apache.paimon.types.DataTypes.BYTES();
+                break;
+            case DATE:
+                paimon = org.apache.paimon.types.DataTypes.DATE();
+                break;
+            case TIME_WITHOUT_TIME_ZONE:
+                paimon =
+                        org.apache.paimon.types.DataTypes.TIME(
+                                ((org.apache.fluss.types.TimeType) type).getPrecision());
+                break;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                paimon =
+                        org.apache.paimon.types.DataTypes.TIMESTAMP(
+                                ((org.apache.fluss.types.TimestampType) type).getPrecision());
+                break;
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                paimon =
+                        org.apache.paimon.types.DataTypes.TIMESTAMP_WITH_LOCAL_TIME_ZONE(
+                                ((org.apache.fluss.types.LocalZonedTimestampType) type)
+                                        .getPrecision());
+                break;
+            default:
+                throw new IllegalArgumentException("Unsupported stream column type " + type);
+        }
+        return paimon.copy(type.isNullable());
+    }
 }

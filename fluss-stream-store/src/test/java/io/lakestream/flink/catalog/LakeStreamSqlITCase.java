@@ -322,14 +322,11 @@ class LakeStreamSqlITCase {
                                 tEnv.executeSql(
                                         "CALL lake.sys.enable_lake_stream(`table` => 'db.plain')"))
                 .hasStackTraceContaining("already in lake-stream mode");
-        // schema changes the stream table cannot follow change nothing
+        // schema changes the stream table cannot follow change nothing (renames and drops are
+        // followed by field id: FieldIdSchemaChangeITCase)
         long schemaId = paimonTable(tEnv, "db.plain").schema().id();
-        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain RENAME v TO w"))
-                .hasStackTraceContaining("db.plain is in lake-stream mode")
-                .hasStackTraceContaining("drop or rename column 'v'");
-        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain DROP v"))
-                .hasStackTraceContaining("drop or rename column 'v'");
         assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain MODIFY n BIGINT"))
+                .hasStackTraceContaining("db.plain is in lake-stream mode")
                 .hasStackTraceContaining("turn column 'n' of table db.plain from INT into BIGINT");
         assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake.db.plain SET ('bucket' = '4')"))
                 .hasStackTraceContaining("'bucket'");

@@ -63,9 +63,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A seeded random life of an enabled primary-key table: inserts through lake-stream mode and
  * through Paimon's own catalog (another writer), a streaming job stopped with a savepoint and
  * restored from its latest or an older one, compactions, snapshot expiry, tags, rollbacks to a tag
- * or a snapshot, added columns, lake-stream mode turned off and on again. After every step both
- * isolation levels' union reads equal Paimon's own read of the same warehouse (no step leaves an
- * uncommitted tail: every write is a bounded job).
+ * or a snapshot, columns added, renamed, dropped and added again under a dropped name (through
+ * either catalog), lake-stream mode turned off and on again. After every step both isolation
+ * levels' union reads equal Paimon's own read of the same warehouse (no step leaves an uncommitted
+ * tail: every write is a bounded job).
  *
  * <p>The build runs {@value #DEFAULT_STEPS} steps of seed {@value #DEFAULT_SEED}. A longer run is
  * one command: {@code mvn -pl fluss-stream-store -am verify -Dtest=TableLifeRandomizedITCase
@@ -92,7 +93,14 @@ class TableLifeRandomizedITCase {
     private TableEnvironment batch;
     private Random random;
     private boolean enabled = true;
-    private int addedColumns;
+
+    /** The columns added to the table's first three, in their order. */
+    private final List<String> extraColumns = new ArrayList<>();
+
+    /** Names of extra columns dropped since: adding one again makes a new field. */
+    private final List<String> droppedColumns = new ArrayList<>();
+
+    private int columnsMade;
 
     /** Savepoints of streaming jobs, oldest first; kept while the job's plan still fits. */
     private final List<String> savepoints = new ArrayList<>();
@@ -298,17 +306,7 @@ class TableLifeRandomizedITCase {
                             + "')");
             return "drop partition " + dt + " through " + catalog;
         } else if (pick < 92) {
-            if (addedColumns >= 2) {
-                return insert("life", index);
-            }
-            addedColumns++;
-            // the streaming job's plan writes one column more from now on
-            savepoints.clear();
-            // through Paimon's own catalog too: the stream table follows without help
-            String catalog = random.nextBoolean() ? "life" : "paimon";
-            streaming.executeSql(
-                    "ALTER TABLE " + catalog + "." + table + " ADD c" + addedColumns + " INT");
-            return "add column c" + addedColumns + " through " + catalog;
+            return changeSchema(index);
         } else {
             // savepoint steps wait while the mode is off: Paimon's own sink then writes the table,
             // a topology the savepoints do not fit
@@ -321,6 +319,43 @@ class TableLifeRandomizedITCase {
                             + "')");
             return enabled ? "enable" : "disable";
         }
+    }
+
+    /**
+     * Adds, renames or drops one of the extra columns, or adds a dropped name again (a new field),
+     * through either catalog: the stream side maps columns by Paimon field id, and follows changes
+     * made through Paimon's own catalog without help.
+     */
+    private String changeSchema(int index) throws Exception {
+        String catalog = random.nextBoolean() ? "life" : "paimon";
+        String alter = "ALTER TABLE " + catalog + "." + table;
+        int pick = random.nextInt(4);
+        String step;
+        if (extraColumns.isEmpty() || (pick == 0 && extraColumns.size() < 3)) {
+            String name = "c" + ++columnsMade;
+            streaming.executeSql(alter + " ADD " + name + " INT");
+            extraColumns.add(name);
+            step = "add column " + name;
+        } else if (pick == 1) {
+            String from = extraColumns.get(random.nextInt(extraColumns.size()));
+            String to = "c" + ++columnsMade;
+            streaming.executeSql(alter + " RENAME " + from + " TO " + to);
+            extraColumns.set(extraColumns.indexOf(from), to);
+            step = "rename column " + from + " to " + to;
+        } else if (pick == 2 && !droppedColumns.isEmpty() && extraColumns.size() < 3) {
+            String name = droppedColumns.remove(random.nextInt(droppedColumns.size()));
+            streaming.executeSql(alter + " ADD " + name + " INT");
+            extraColumns.add(name);
+            step = "add dropped column " + name + " again";
+        } else {
+            String name = extraColumns.remove(random.nextInt(extraColumns.size()));
+            streaming.executeSql(alter + " DROP " + name);
+            droppedColumns.add(name);
+            step = "drop column " + name;
+        }
+        // the streaming job's plan writes other columns from now on
+        savepoints.clear();
+        return step + " through " + catalog;
     }
 
     /**
@@ -382,7 +417,7 @@ class TableLifeRandomizedITCase {
                                 + " SELECT CASE seq % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'b'"
                                 + " ELSE 'c' END, CAST(seq % 20 AS INT),"
                                 + " CONCAT('j', CAST(seq AS STRING))"
-                                + ", CAST(NULL AS INT)".repeat(addedColumns)
+                                + ", CAST(seq AS INT)".repeat(extraColumns.size())
                                 + " FROM gen")
                 .getJobClient()
                 .orElseThrow();
@@ -405,10 +440,20 @@ class TableLifeRandomizedITCase {
                             PARTITIONS[random.nextInt(PARTITIONS.length)],
                             random.nextInt(20),
                             index,
-                            ", CAST(NULL AS INT)".repeat(addedColumns)));
+                            extraValues()));
         }
         streaming.executeSql("INSERT INTO " + catalog + "." + table + " VALUES " + values).await();
         return String.format("insert %d rows through %s", rows, catalog);
+    }
+
+    /** Values of the extra columns of one inserted row: some null, most not. */
+    private String extraValues() {
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < extraColumns.size(); i++) {
+            values.append(
+                    random.nextInt(4) == 0 ? ", CAST(NULL AS INT)" : ", " + random.nextInt(100));
+        }
+        return values.toString();
     }
 
     private String rollback() throws Exception {

@@ -34,7 +34,7 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.types.DataType;
+import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
@@ -47,6 +47,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -76,22 +77,21 @@ class StreamTableEvolutionITCase {
         store.close();
     }
 
-    /** (id INT NOT NULL, v STRING), or with {@code note INT} between them. */
+    /**
+     * (id INT NOT NULL, v STRING), or with {@code note INT} between them: a field added after the
+     * others, so with the next field id, and placed in the middle, as Paimon can place one.
+     */
     private static StreamTableSpec spec(String table, boolean withNote, boolean primaryKey) {
-        List<DataType> types = new ArrayList<>();
-        List<String> names = new ArrayList<>();
-        types.add(DataTypes.INT().notNull());
-        names.add("id");
+        List<DataField> fields = new ArrayList<>();
+        fields.add(new DataField(0, "id", DataTypes.INT().notNull()));
         if (withNote) {
             // in the middle: Paimon adds a column anywhere, Fluss only at the end
-            types.add(DataTypes.INT());
-            names.add("note");
+            fields.add(new DataField(2, "note", DataTypes.INT()));
         }
-        types.add(DataTypes.STRING());
-        names.add("v");
+        fields.add(new DataField(1, "v", DataTypes.STRING()));
         return new StreamTableSpec(
                 Identifier.create("evolution_it", table),
-                RowType.of(types.toArray(new DataType[0]), names.toArray(new String[0])),
+                new RowType(fields),
                 Collections.emptyList(),
                 Collections.singletonList("id"),
                 primaryKey ? Collections.singletonList("id") : Collections.emptyList(),
@@ -201,21 +201,44 @@ class StreamTableEvolutionITCase {
     }
 
     @Test
-    void changesTheStreamTableCannotFollowAreRefusedSayingWhy() {
+    void changesAreFollowedByFieldIdAndATypeChangeFlussCannotHoldIsRefusedSayingWhy() {
         StreamTableSpec base = spec("refused", true, true);
         RowType type = base.rowType();
-        assertRefused(base, type.project("id", "v"))
-                .hasMessageContaining("drop or rename column 'note' of table evolution_it.refused");
-        assertRefused(base, type.project("id", "v").appendDataField("note", DataTypes.BIGINT()))
+        DataField note = type.getFields().get(type.getFieldIndex("note"));
+        // renamed, dropped, added again under its name (a new field id), moved, NOT NULL added,
+        // nullability: all followed, by field id
+        store.checkEvolution(base, withType(base, type.project("id", "v")));
+        store.checkEvolution(
+                base,
+                withType(
+                        base,
+                        new RowType(
+                                Arrays.asList(
+                                        type.getFields().get(0),
+                                        type.getFields().get(2),
+                                        // Paimon never gives an id again
+                                        new DataField(3, "note", DataTypes.BIGINT())))));
+        store.checkEvolution(base, withType(base, replaced(type, note.newName("remark"))));
+        store.checkEvolution(base, withType(base, type.project("v", "id", "note")));
+        store.checkEvolution(
+                base, withType(base, type.appendDataField("strict", DataTypes.INT().notNull())));
+        store.checkEvolution(
+                base, withType(base, replaced(type, note.newType(DataTypes.INT().notNull()))));
+        // the same field id with another Fluss type: refused, naming both types
+        assertRefused(base, replaced(type, note.newType(DataTypes.BIGINT())))
                 .hasMessageContaining("turn column 'note' of table evolution_it.refused from INT")
                 .hasMessageContaining("into BIGINT");
-        assertRefused(base, type.appendDataField("strict", DataTypes.INT().notNull()))
-                .hasMessageContaining(
-                        "add column 'strict' of table evolution_it.refused as NOT NULL");
         assertRefused(base, type.appendDataField("tags", DataTypes.ARRAY(DataTypes.INT())))
                 .hasMessageContaining("'tags'");
-        // moving a column is fine: columns match by name
-        store.checkEvolution(base, withType(base, type.project("v", "id", "note")));
+    }
+
+    /** {@code type} with the field of {@code field}'s id replaced by it. */
+    private static RowType replaced(RowType type, DataField field) {
+        List<DataField> fields = new ArrayList<>();
+        for (DataField next : type.getFields()) {
+            fields.add(next.id() == field.id() ? field : next);
+        }
+        return new RowType(fields);
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> assertRefused(

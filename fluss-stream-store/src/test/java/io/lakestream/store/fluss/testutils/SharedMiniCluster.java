@@ -45,7 +45,11 @@ public final class SharedMiniCluster implements BeforeAllCallback {
 
     private static MiniClusterWithClientResource cluster;
 
-    /** Keeps the metrics of every job, also after it ended, for tests that read them. */
+    /**
+     * The metrics of the running jobs, for tests that read them. It keeps none of jobs that ended:
+     * retained metrics hold on to every operator's gauges and what they reference, and over a run
+     * of the module that filled the test JVM's heap.
+     */
     private static InMemoryReporter reporter;
 
     @Override
@@ -54,7 +58,7 @@ public final class SharedMiniCluster implements BeforeAllCallback {
             if (cluster == null) {
                 Configuration conf = new Configuration();
                 conf.set(JobManagerOptions.EXECUTION_FAILOVER_STRATEGY, "full");
-                InMemoryReporter metrics = InMemoryReporter.createWithRetainedMetrics();
+                InMemoryReporter metrics = InMemoryReporter.create();
                 metrics.addToConfiguration(conf);
                 MiniClusterWithClientResource started =
                         new MiniClusterWithClientResource(
@@ -81,7 +85,7 @@ public final class SharedMiniCluster implements BeforeAllCallback {
         }
     }
 
-    /** The metrics the shared MiniCluster's jobs reported, kept after they ended. */
+    /** The metrics of the shared MiniCluster's running jobs. */
     public static InMemoryReporter metrics() {
         miniCluster();
         return reporter;
