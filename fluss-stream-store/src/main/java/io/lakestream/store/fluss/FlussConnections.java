@@ -25,11 +25,15 @@ import io.lakestream.flink.store.StreamStoreException;
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;
 import org.apache.fluss.client.FlussConnection;
+import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.config.Configuration;
+import org.apache.fluss.exception.AuthenticationException;
+import org.apache.fluss.utils.ExceptionUtils;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -100,6 +104,24 @@ final class FlussConnections {
                             FlussAdminCalls.format(calls.timeout()),
                             LakeStreamOptions.STORE_REQUEST_TIMEOUT.key()));
         } catch (ExecutionException e) {
+            Optional<AuthenticationException> refused =
+                    ExceptionUtils.findThrowable(e, AuthenticationException.class);
+            if (refused.isPresent()) {
+                String options =
+                        LakeStreamOptions.storeOptionsPrefix(FlussStreamStoreFactory.IDENTIFIER);
+                throw new StreamStoreException(
+                        String.format(
+                                "The Fluss cluster at %s refused the credentials of this client "
+                                        + "(%s): %s. Check the catalog options '%s' and '%s' (or "
+                                        + "'%s'), and that the user exists on the cluster.",
+                                calls.bootstrapServers(),
+                                describeLogin(conf),
+                                refused.get().getMessage(),
+                                options + ConfigOptions.CLIENT_SASL_JAAS_USERNAME.key(),
+                                options + ConfigOptions.CLIENT_SASL_JAAS_PASSWORD.key(),
+                                options + ConfigOptions.CLIENT_SASL_JAAS_CONFIG.key()),
+                        refused.get());
+            }
             throw new StreamStoreException(
                     String.format(
                             "Cannot connect to the Fluss cluster at %s: %s",
@@ -109,6 +131,16 @@ final class FlussConnections {
             Thread.currentThread().interrupt();
             throw new StreamStoreException("Interrupted while connecting to Fluss", e);
         }
+    }
+
+    /** The security protocol, mechanism and user name of {@code conf}: never its password. */
+    private static String describeLogin(Configuration conf) {
+        String username = conf.get(ConfigOptions.CLIENT_SASL_JAAS_USERNAME);
+        return String.format(
+                "security protocol '%s', mechanism '%s'%s",
+                conf.get(ConfigOptions.CLIENT_SECURITY_PROTOCOL),
+                conf.get(ConfigOptions.CLIENT_SASL_MECHANISM),
+                username == null ? "" : ", user '" + username + "'");
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

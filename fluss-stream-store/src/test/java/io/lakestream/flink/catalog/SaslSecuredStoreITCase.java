@@ -25,16 +25,22 @@ import org.apache.fluss.config.Configuration;
 import org.apache.fluss.server.testutils.FlussClusterExtension;
 
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.testutils.logging.LoggerAuditingExtension;
+import org.apache.flink.util.CollectionUtil;
 import org.apache.flink.util.ExceptionUtils;
 
+import org.apache.logging.log4j.core.LogEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.event.Level;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -47,6 +53,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * credentials are options of the {@code paimon-lakestream} catalog, tables are created, written and
  * read through it, the union read equals Paimon's read, and the password is in no file of the
  * warehouse. A catalog with a wrong password fails, naming the cluster, and never shows the
+ * password, and no log line of the project, Fluss's client or Flink, and no status row shows either
  * password. The cluster's security is a cluster option, so this class runs its own small cluster.
  */
 @ExtendWith(SharedMiniCluster.class)
@@ -64,6 +71,20 @@ class SaslSecuredStoreITCase {
                     .build();
 
     @TempDir static Path warehouse;
+
+    // log lines as a production deployment writes them (and the project's and Fluss client's
+    // debug lines): none may carry a password
+    @RegisterExtension
+    final LoggerAuditingExtension ourLog =
+            new LoggerAuditingExtension("io.lakestream.flink", Level.DEBUG);
+
+    @RegisterExtension
+    final LoggerAuditingExtension flussClientLog =
+            new LoggerAuditingExtension("org.apache.fluss.client", Level.DEBUG);
+
+    @RegisterExtension
+    final LoggerAuditingExtension flinkLog =
+            new LoggerAuditingExtension("org.apache.flink", Level.INFO);
 
     private static Configuration saslOnTheClientListener() {
         Configuration conf = new Configuration();
@@ -97,14 +118,45 @@ class SaslSecuredStoreITCase {
                                         + "'read-committed') */"))
                 .containsExactlyInAnyOrderElementsOf(paimon);
 
+        String status =
+                CollectionUtil.iteratorToList(
+                                tEnv.executeSql(
+                                                "CALL lake.sys.lake_stream_status(`table` => "
+                                                        + "'db.secured')")
+                                        .collect())
+                        .toString();
+        assertThat(status)
+                .as("the status rows of both buckets")
+                .contains("+I[, 1, ")
+                .doesNotContain(PASSWORD);
+
         String wrong = "not-" + PASSWORD;
         TableEnvironment refused = batch(wrong);
         Throwable failure =
                 catchThrowable(() -> refused.executeSql("SELECT * FROM lake.db.secured").await());
         assertThat(failure).as("a read with a wrong password").isNotNull();
-        String chain = ExceptionUtils.stringifyException(failure);
         System.out.println("A wrong password: " + failure);
-        assertThat(chain).contains("db.secured").doesNotContain(wrong);
+        assertThat(failure)
+                .hasMessageContaining("db.secured")
+                .hasMessageContaining("refused the credentials of this client")
+                .hasMessageContaining("user 'lake'")
+                .hasMessageContaining("Invalid username or password")
+                .hasMessageContaining("'lake-stream.fluss.client.security.sasl.password'");
+        assertThat(ExceptionUtils.stringifyException(failure))
+                .doesNotContain(wrong)
+                .doesNotContain(PASSWORD);
+
+        List<String> logged = new ArrayList<>();
+        for (LoggerAuditingExtension log : Arrays.asList(ourLog, flussClientLog, flinkLog)) {
+            for (LogEvent event : log.getEvents()) {
+                logged.add(event.getMessage().getFormattedMessage());
+                if (event.getThrown() != null) {
+                    logged.add(ExceptionUtils.stringifyException(event.getThrown()));
+                }
+            }
+        }
+        assertThat(logged).as("log lines of the project, Fluss's client and Flink").isNotEmpty();
+        assertThat(String.join("\n", logged)).doesNotContain(PASSWORD).doesNotContain(wrong);
 
         try (Stream<Path> files = Files.walk(warehouse)) {
             for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
