@@ -57,15 +57,19 @@ final class FlussRowToPaimonRow {
     private final int rowKindPosition;
 
     FlussRowToPaimonRow(FlussColumnMapping mapping) {
-        List<DataType> paimonColumnTypes = mapping.paimonColumnTypes();
         List<DataType> flussColumnTypes = mapping.flussColumnTypes();
-        this.converters = new FieldConverter[paimonColumnTypes.size()];
+        this.converters = new FieldConverter[flussColumnTypes.size()];
         this.flussPositions = new int[converters.length];
         for (int i = 0; i < converters.length; i++) {
             DataType columnType = flussColumnTypes.get(i);
             FieldConverter read = converter(columnType);
-            if (!FlussColumnMapping.sameType(columnType, paimonColumnTypes.get(i))) {
-                read = casting(read, columnType, mapping.paimonFieldType(i));
+            // Compared as Paimon types, not as Fluss types: a VARCHAR(n), CHAR(n), BINARY(n) or
+            // VARBINARY(n) field has an unbounded stream column, which may hold values written
+            // under a later schema that widened the field (VARCHAR(5) to STRING). Paimon's reader
+            // casts such a file's values to the read type (truncating), and so does this one.
+            org.apache.paimon.types.DataType fieldType = mapping.paimonFieldType(i);
+            if (!FlussTypes.toPaimon(columnType).copy(true).equals(fieldType.copy(true))) {
+                read = casting(read, columnType, fieldType);
             }
             converters[i] = read;
             flussPositions[i] = mapping.flussPosition(i);

@@ -29,15 +29,17 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CollectionUtil;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,9 +50,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * catalog (as Spark, a CDC action or another Flink job makes them) or through the lake-stream
  * catalog, while a writer planned before them runs with an uncommitted tail: a renamed field keeps
  * its values, a dropped field's values are gone, a name dropped and added again is a new field that
- * never shows the old one's values, a moved field and a longer VARCHAR need nothing. The union read
- * equals Paimon's read once everything is committed, before and after a writer planned after the
- * change writes.
+ * never shows the old one's values, a moved field, a longer VARCHAR and a NOT NULL field made
+ * nullable need nothing. The union read equals Paimon's read once everything is committed, before
+ * and after a writer planned after the change writes, in batch and unbounded: an unbounded read
+ * planned before the changes equals Paimon's own unbounded read planned then, and one planned after
+ * equals Paimon's planned after. Jobs of a failed test are cancelled after it, so that they do not
+ * hold the next test's slots.
  */
 @ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
 class FieldIdSchemaChangeITCase {
@@ -66,21 +71,22 @@ class FieldIdSchemaChangeITCase {
         environments.streaming(null);
     }
 
+    @AfterEach
+    void cancelJobs() {
+        SharedMiniCluster.cancelAllJobs();
+    }
+
     @ParameterizedTest(name = "through the {0} catalog")
     @ValueSource(strings = {"paimon", "lake"})
     void renameDropReAddMoveAndWidenAreFollowedByFieldId(String catalog) throws Exception {
         String table = "db.fields_" + catalog;
-        StreamTableEnvironment tEnv = environments.streaming(Duration.ofHours(1));
-        tEnv.executeSql(paimonCatalogDdl());
-        tEnv.executeSql(
-                "CREATE TABLE lake."
-                        + table
-                        + " (id INT, v STRING, n INT, s VARCHAR(5), PRIMARY KEY (id) NOT ENFORCED)"
-                        + " WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')");
+        StreamTableEnvironment tEnv = createEnabled(table, "id INT, v STRING, n INT, s VARCHAR(5)");
         tEnv.executeSql("INSERT INTO lake." + table + " VALUES (1, 'one', 10, 'abc')").await();
-        // a writer planned before the changes, whose rows stay uncommitted across them
-        JobClient oldWriter = startGeneratedWriter(tEnv, table);
-        Await.until(() -> countAll(table) >= 21, "rows of the running writer in the union read");
+        // a writer planned before the changes, whose rows stay uncommitted across them, and
+        // unbounded reads planned before them: the project's and Paimon's own
+        JobClient oldWriter = startGeneratedWriter(tEnv, table, "INT", "id, v, n, v", 21);
+        ChangelogFollower lakeBefore = follow("lake", table, 0);
+        ChangelogFollower paimonBefore = follow("paimon", table, 0);
 
         String alter = "ALTER TABLE " + catalog + "." + table;
         tEnv.executeSql(alter + " RENAME v TO label");
@@ -101,15 +107,16 @@ class FieldIdSchemaChangeITCase {
 
         commitAndRelease(oldWriter, tEnv, table);
         // a writer planned after the changes
-        environments
-                .streaming(Duration.ofHours(1))
-                .executeSql(
-                        "INSERT INTO lake."
-                                + table
-                                + " (id, label, s, n) VALUES (-1, 'new', 'longer than five', 'x')")
-                .await();
+        List<Row> committed =
+                writeAfterTheChanges(
+                        table, " (id, label, s, n) VALUES (-1, 'new', 'longer than five', 'x')");
         List<Row> after = all(table);
-        assertThat(after).containsExactlyInAnyOrderElementsOf(allOfPaimon(table));
+        // the unbounded reads planned before the changes read the renamed field under its old
+        // name, the dropped one as null, and equal Paimon's own unbounded read
+        lakeBefore.awaitEqual(paimonBefore, committed);
+        lakeBefore.close();
+        paimonBefore.close();
+        assertUnboundedReadsPlannedNowEqualPaimons(table, 1, committed);
         assertThat(after).filteredOn(row -> row.getField(3) != null).hasSize(1);
         assertThat(after)
                 .filteredOn(row -> row.getField(1).equals(-1))
@@ -122,33 +129,41 @@ class FieldIdSchemaChangeITCase {
     }
 
     /**
-     * {@code INT} to {@code BIGINT} through Paimon's catalog (as a CDC action widens a column): the
-     * stream column keeps its type, since Fluss cannot change one, so the records already in the
-     * store are read with Paimon's cast and equal Paimon's read once committed, while a writer
-     * planned after the change stops with an error that names the table, the field, both types and
-     * the way out. Through the lake-stream catalog the change is refused before anything changes.
+     * {@code INT} to {@code BIGINT} and {@code FLOAT} to {@code DOUBLE} through Paimon's catalog
+     * (as a CDC action widens a column): the stream column keeps its type, since Fluss cannot
+     * change one, so the records already in the store are read with Paimon's cast and equal
+     * Paimon's read once committed, batch and unbounded, planned before the change and after it,
+     * while a writer planned after the change stops with an error that names the table, the field,
+     * both types and the way out. Through the lake-stream catalog the change is refused before
+     * anything changes.
      */
-    @Test
-    void aTypeChangeTheStoreCannotHoldKeepsReadsWorkingAndStopsWritersSayingWhy() throws Exception {
-        String table = "db.widened";
-        StreamTableEnvironment tEnv = environments.streaming(Duration.ofHours(1));
-        tEnv.executeSql(paimonCatalogDdl());
-        tEnv.executeSql(
-                "CREATE TABLE lake."
-                        + table
-                        + " (id INT, v STRING, n INT, PRIMARY KEY (id) NOT ENFORCED)"
-                        + " WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')");
-        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake." + table + " MODIFY n BIGINT"))
+    @ParameterizedTest(name = "{0} to {1}")
+    @CsvSource({
+        "INT, BIGINT, 5000000000, java.lang.Long",
+        "FLOAT, DOUBLE, 1.0E300, java.lang.Double"
+    })
+    void aTypeChangeTheStoreCannotHoldKeepsReadsWorkingAndStopsWritersSayingWhy(
+            String from, String to, String wideValue, Class<?> widened) throws Exception {
+        String table = "db.widened_" + from.toLowerCase(Locale.ROOT);
+        StreamTableEnvironment tEnv = createEnabled(table, "id INT, v STRING, n " + from);
+        assertThatThrownBy(() -> tEnv.executeSql("ALTER TABLE lake." + table + " MODIFY n " + to))
                 .hasStackTraceContaining(
-                        "turn column 'n' of table db.widened from INT into BIGINT");
+                        String.format(
+                                "turn column 'n' of table %s from %s into %s", table, from, to));
 
-        JobClient oldWriter = startGeneratedWriter(tEnv, table);
-        Await.until(() -> countAll(table) >= 20, "rows of the running writer in the union read");
-        tEnv.executeSql("ALTER TABLE paimon." + table + " MODIFY n BIGINT");
+        JobClient oldWriter = startGeneratedWriter(tEnv, table, from, "id, v, n", 20);
+        ChangelogFollower lakeBefore = follow("lake", table, 0);
+        ChangelogFollower paimonBefore = follow("paimon", table, 0);
+        tEnv.executeSql("ALTER TABLE paimon." + table + " MODIFY n " + to);
         for (Row row : all(table)) {
-            assertThat(row.getField(2)).isInstanceOf(Long.class);
+            assertThat(row.getField(2)).isInstanceOf(widened);
         }
         commitAndRelease(oldWriter, tEnv, table);
+        List<Row> committed = allOfPaimon(table);
+        lakeBefore.awaitEqual(paimonBefore, committed);
+        lakeBefore.close();
+        paimonBefore.close();
+        assertUnboundedReadsPlannedNowEqualPaimons(table, 0, committed);
         StreamTableEnvironment fresh = environments.streaming(Duration.ofHours(1));
         fresh.getConfig().set("restart-strategy.type", "none");
         assertThatThrownBy(
@@ -156,12 +171,72 @@ class FieldIdSchemaChangeITCase {
                                 fresh.executeSql(
                                                 "INSERT INTO lake."
                                                         + table
-                                                        + " VALUES (-1, 'x', 5000000000)")
+                                                        + " VALUES (-1, 'x', "
+                                                        + wideValue
+                                                        + ")")
                                         .await())
-                .hasStackTraceContaining("Field 'n' of table db.widened has type BIGINT")
-                .hasStackTraceContaining("holds INT")
+                .hasStackTraceContaining(
+                        String.format("Field 'n' of table %s has type %s", table, to))
+                .hasStackTraceContaining("holds " + from)
                 .hasStackTraceContaining("drop_stream_table => true");
         assertThat(all(table)).containsExactlyInAnyOrderElementsOf(allOfPaimon(table));
+    }
+
+    /**
+     * A {@code NOT NULL} field made nullable, through either catalog, while a writer planned before
+     * the change runs: the stream column keeps the records written before, a writer planned after
+     * the change writes nulls, and the union read, batch and unbounded, equals Paimon's. (An
+     * unbounded read planned before the change is left out: its plan enforces {@code NOT NULL} on
+     * what it emits, Paimon's own read as much as the project's.)
+     */
+    @ParameterizedTest(name = "through the {0} catalog")
+    @ValueSource(strings = {"paimon", "lake"})
+    void aNotNullFieldMadeNullableTakesNulls(String catalog) throws Exception {
+        String table = "db.nullable_" + catalog;
+        StreamTableEnvironment tEnv = createEnabled(table, "id INT, v STRING, n INT NOT NULL");
+        tEnv.executeSql("INSERT INTO lake." + table + " VALUES (1, 'one', 10)").await();
+        JobClient oldWriter = startGeneratedWriter(tEnv, table, "INT", "id, v, n", 21);
+
+        tEnv.executeSql("ALTER TABLE " + catalog + "." + table + " MODIFY n INT");
+        assertThat(all(table)).hasSizeGreaterThanOrEqualTo(21).allMatch(r -> r.getField(2) != null);
+        commitAndRelease(oldWriter, tEnv, table);
+        List<Row> committed =
+                writeAfterTheChanges(
+                        table,
+                        " VALUES (-1, 'none', CAST(NULL AS INT)), (1, 'one', CAST(NULL AS INT))");
+        List<Row> after = all(table);
+        assertThat(after)
+                .filteredOn(row -> row.getField(2) == null)
+                .extracting(row -> row.getField(0))
+                .containsExactlyInAnyOrder(-1, 1);
+        assertUnboundedReadsPlannedNowEqualPaimons(table, 0, committed);
+    }
+
+    /**
+     * Writes {@code values} (a VALUES clause, after a column list if any) with a job planned now
+     * and returns Paimon's read of the table once it is committed, which the union read equals.
+     */
+    private static List<Row> writeAfterTheChanges(String table, String values) throws Exception {
+        environments
+                .streaming(Duration.ofHours(1))
+                .executeSql("INSERT INTO lake." + table + values)
+                .await();
+        List<Row> committed = allOfPaimon(table);
+        assertThat(all(table)).containsExactlyInAnyOrderElementsOf(committed);
+        return committed;
+    }
+
+    /**
+     * Unbounded reads of {@code table} planned now, the project's and Paimon's own, keyed by field
+     * {@code keyField}: equal to each other and to {@code committed}, Paimon's batch read.
+     */
+    private static void assertUnboundedReadsPlannedNowEqualPaimons(
+            String table, int keyField, List<Row> committed) throws Exception {
+        try (ChangelogFollower lake = follow("lake", table, keyField);
+                ChangelogFollower paimon = follow("paimon", table, keyField)) {
+            lake.awaitEqual(paimon, committed);
+            lake.assertHolds(committed);
+        }
     }
 
     /**
@@ -179,17 +254,62 @@ class FieldIdSchemaChangeITCase {
                 tEnv, table, LakeSqlEnvironments.WRITER_LEASE_TIMEOUT);
     }
 
-    /** Writes generated rows, 50 a second, with ids from 100, until stopped. */
-    private static JobClient startGeneratedWriter(StreamTableEnvironment tEnv, String table) {
+    /**
+     * An unbounded read of {@code table} through {@code catalog}, planned now with the table's
+     * columns now, keyed by its field {@code keyField}.
+     */
+    private static ChangelogFollower follow(String catalog, String table, int keyField) {
+        StreamTableEnvironment reading = environments.streaming(null);
+        reading.executeSql(paimonCatalogDdl());
+        return ChangelogFollower.start(reading, "SELECT * FROM " + catalog + "." + table, keyField);
+    }
+
+    /**
+     * A streaming environment with both catalogs, in which table {@code table} of {@code columns}
+     * and the primary key {@code id} is created in lake-stream mode with two buckets.
+     */
+    private static StreamTableEnvironment createEnabled(String table, String columns) {
+        StreamTableEnvironment tEnv = environments.streaming(Duration.ofHours(1));
+        tEnv.executeSql(paimonCatalogDdl());
         tEnv.executeSql(
-                "CREATE TEMPORARY TABLE IF NOT EXISTS gen (id INT, v STRING, n INT) WITH ("
+                "CREATE TABLE lake."
+                        + table
+                        + " ("
+                        + columns
+                        + ", PRIMARY KEY (id) NOT ENFORCED)"
+                        + " WITH ('bucket' = '2', 'lake-stream.enabled' = 'true')");
+        return tEnv;
+    }
+
+    /**
+     * Writes generated rows of {@code columns}, 50 a second, with ids from 100 and {@code n} of
+     * type {@code nType}, until stopped; returns once the union read holds {@code rows} rows.
+     */
+    private static JobClient startGeneratedWriter(
+            StreamTableEnvironment tEnv, String table, String nType, String columns, int rows)
+            throws Exception {
+        String generator = "gen_" + nType.toLowerCase(Locale.ROOT);
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE IF NOT EXISTS "
+                        + generator
+                        + " (id INT, v STRING, n "
+                        + nType
+                        + ") WITH ("
                         + "'connector' = 'datagen', 'rows-per-second' = '50', "
                         + "'fields.id.kind' = 'sequence', 'fields.id.start' = '100', "
                         + "'fields.id.end' = '1000000', 'fields.v.length' = '4')");
-        String columns = table.endsWith("widened") ? "id, v, n" : "id, v, n, v";
-        return tEnv.executeSql("INSERT INTO lake." + table + " SELECT " + columns + " FROM gen")
-                .getJobClient()
-                .orElseThrow();
+        JobClient writer =
+                tEnv.executeSql(
+                                "INSERT INTO lake."
+                                        + table
+                                        + " SELECT "
+                                        + columns
+                                        + " FROM "
+                                        + generator)
+                        .getJobClient()
+                        .orElseThrow();
+        Await.until(() -> countAll(table) >= rows, "rows of the running writer in the union read");
+        return writer;
     }
 
     private static long countAll(String table) {

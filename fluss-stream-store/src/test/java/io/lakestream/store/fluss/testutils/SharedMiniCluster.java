@@ -73,7 +73,23 @@ public final class SharedMiniCluster implements BeforeAllCallback {
                 context.getRoot()
                         .getStore(ExtensionContext.Namespace.GLOBAL)
                         .put(KEY, (ExtensionContext.Store.CloseableResource) this::stop);
+            } else {
+                // a class that failed may have left its jobs running: they would hold the slots
+                // that this class's jobs wait for
+                cluster.cancelAllJobs();
             }
+        }
+    }
+
+    /**
+     * Cancels every job of the shared MiniCluster and waits until they have ended: for the
+     * {@code @AfterEach} of a class whose tests share no job, so that a failed test's jobs do not
+     * hold the slots of the next.
+     */
+    public static void cancelAllJobs() {
+        synchronized (SharedMiniCluster.class) {
+            miniCluster();
+            cluster.cancelAllJobs();
         }
     }
 
