@@ -47,6 +47,9 @@ import java.util.UUID;
  * anchors/<snapshot id>} (its content is the offsets file's name) does. Anchors are written after
  * the commit that created the snapshot, because only then is its id known.
  *
+ * <p>An offsets file holds its map as {@link OffsetsFileFormat} writes it: Paimon C++'s JSON format
+ * where the partitions' names lead back to them, the binary form otherwise.
+ *
  * <p>Anchors of branch {@code b} live under {@code branch-b/anchors}, those of the main branch
  * under {@code anchors}; offsets files are shared, their names are unique.
  */
@@ -61,16 +64,21 @@ public final class OffsetsDirectory {
     private final FileIO fileIO;
     private final Path root;
     private final String tableName;
+    private final OffsetsFileFormat format;
 
-    private OffsetsDirectory(FileIO fileIO, Path root, String tableName) {
+    private OffsetsDirectory(FileIO fileIO, Path root, String tableName, OffsetsFileFormat format) {
         this.fileIO = fileIO;
         this.root = root;
         this.tableName = tableName;
+        this.format = format;
     }
 
     public static OffsetsDirectory of(FileStoreTable table) {
         return new OffsetsDirectory(
-                table.fileIO(), new Path(table.location(), DIR), table.fullName());
+                table.fileIO(),
+                new Path(table.location(), DIR),
+                table.fullName(),
+                OffsetsFileFormat.of(table));
     }
 
     /** Writes {@code offsets} into a new offsets file and returns its name. */
@@ -78,7 +86,7 @@ public final class OffsetsDirectory {
         String name = OFFSETS_FILE_PREFIX + UUID.randomUUID();
         Path path = new Path(root, name);
         try (PositionOutputStream out = fileIO.newOutputStream(path, false)) {
-            out.write(StreamOffsetsSerializer.serialize(offsets));
+            out.write(format.encode(offsets));
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "Cannot write the stream offsets of table " + tableName + " to " + path, e);
@@ -90,10 +98,16 @@ public final class OffsetsDirectory {
     public StreamOffsets readOffsets(String name) {
         Path path = new Path(root, name);
         try (SeekableInputStream in = fileIO.newInputStream(path)) {
-            return StreamOffsetsSerializer.deserialize(in.readAllBytes());
+            return format.decode(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "Cannot read the stream offsets of table " + tableName + " from " + path, e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(
+                    String.format(
+                            "The stream offsets file %s of table %s is not valid: %s",
+                            path, tableName, e.getMessage()),
+                    e);
         }
     }
 
