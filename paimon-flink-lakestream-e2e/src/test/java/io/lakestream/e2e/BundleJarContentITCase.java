@@ -45,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Flink, Paimon, the project and Fluss load their plugins from, and nothing the user's Flink,
  * Paimon and Hadoop jars provide.
  */
-class BundleJarContentTest {
+class BundleJarContentITCase {
 
     private static final String SHADED = "io/lakestream/shaded/";
 
