@@ -57,19 +57,21 @@ final class FlussRowToPaimonRow {
     private final int rowKindPosition;
 
     FlussRowToPaimonRow(FlussColumnMapping mapping) {
+        List<DataType> paimonColumnTypes = mapping.paimonColumnTypes();
         List<DataType> flussColumnTypes = mapping.flussColumnTypes();
-        this.converters = new FieldConverter[flussColumnTypes.size()];
+        this.converters = new FieldConverter[paimonColumnTypes.size()];
         this.flussPositions = new int[converters.length];
         for (int i = 0; i < converters.length; i++) {
             DataType columnType = flussColumnTypes.get(i);
             FieldConverter read = converter(columnType);
-            // Compared as Paimon types, not as Fluss types: a VARCHAR(n), CHAR(n), BINARY(n) or
-            // VARBINARY(n) field has an unbounded stream column, which may hold values written
-            // under a later schema that widened the field (VARCHAR(5) to STRING). Paimon's reader
-            // casts such a file's values to the read type (truncating), and so does this one.
-            org.apache.paimon.types.DataType fieldType = mapping.paimonFieldType(i);
-            if (!FlussTypes.toPaimon(columnType).copy(true).equals(fieldType.copy(true))) {
-                read = casting(read, columnType, fieldType);
+            // Compared as Fluss types: the column of a CHAR(n), VARCHAR(n), BINARY(n) or
+            // VARBINARY(n) field is unbounded, and a value is read as written, never padded or
+            // cut to the field's length. Paimon does not enforce lengths on write either and
+            // returns such values whole from a file of the same schema; a record does not say
+            // which schema it was written under, so the cast Paimon applies to a file written
+            // under a wider type (VARCHAR(5) read from a STRING file: cut) is not applied.
+            if (!FlussColumnMapping.sameType(columnType, paimonColumnTypes.get(i))) {
+                read = casting(read, columnType, mapping.paimonFieldType(i));
             }
             converters[i] = read;
             flussPositions[i] = mapping.flussPosition(i);
