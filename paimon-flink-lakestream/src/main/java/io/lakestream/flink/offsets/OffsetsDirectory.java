@@ -64,21 +64,26 @@ public final class OffsetsDirectory {
     private final FileIO fileIO;
     private final Path root;
     private final String tableName;
-    private final OffsetsFileFormat format;
+    private final FileStoreTable table;
+    private OffsetsFileFormat format;
 
-    private OffsetsDirectory(FileIO fileIO, Path root, String tableName, OffsetsFileFormat format) {
-        this.fileIO = fileIO;
-        this.root = root;
-        this.tableName = tableName;
-        this.format = format;
+    private OffsetsDirectory(FileStoreTable table) {
+        this.fileIO = table.fileIO();
+        this.root = new Path(table.location(), DIR);
+        this.tableName = table.fullName();
+        this.table = table;
     }
 
     public static OffsetsDirectory of(FileStoreTable table) {
-        return new OffsetsDirectory(
-                table.fileIO(),
-                new Path(table.location(), DIR),
-                table.fullName(),
-                OffsetsFileFormat.of(table));
+        return new OffsetsDirectory(table);
+    }
+
+    /** Made on first use: most uses of a directory read anchors and list files only. */
+    private OffsetsFileFormat format() {
+        if (format == null) {
+            format = OffsetsFileFormat.of(table);
+        }
+        return format;
     }
 
     /** Writes {@code offsets} into a new offsets file and returns its name. */
@@ -86,7 +91,7 @@ public final class OffsetsDirectory {
         String name = OFFSETS_FILE_PREFIX + UUID.randomUUID();
         Path path = new Path(root, name);
         try (PositionOutputStream out = fileIO.newOutputStream(path, false)) {
-            out.write(format.encode(offsets));
+            out.write(format().encode(offsets));
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "Cannot write the stream offsets of table " + tableName + " to " + path, e);
@@ -98,7 +103,7 @@ public final class OffsetsDirectory {
     public StreamOffsets readOffsets(String name) {
         Path path = new Path(root, name);
         try (SeekableInputStream in = fileIO.newInputStream(path)) {
-            return format.decode(in.readAllBytes());
+            return format().decode(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "Cannot read the stream offsets of table " + tableName + " from " + path, e);

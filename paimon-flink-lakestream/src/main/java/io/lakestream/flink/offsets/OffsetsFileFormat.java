@@ -36,6 +36,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The content of an offsets file. A map is written in Paimon C++'s JSON format ({@link
@@ -53,12 +54,14 @@ import java.util.Map;
 public final class OffsetsFileFormat {
 
     private final RowType partitionType;
+    private final Set<String> partitionKeys;
     private final String defaultPartitionName;
     private final InternalRowPartitionComputer partitionComputer;
     private final InternalRowSerializer partitionSerializer;
 
     OffsetsFileFormat(RowType partitionType, String defaultPartitionName, boolean legacyName) {
         this.partitionType = partitionType;
+        this.partitionKeys = new HashSet<>(partitionType.getFieldNames());
         this.defaultPartitionName = defaultPartitionName;
         this.partitionComputer =
                 new InternalRowPartitionComputer(
@@ -135,7 +138,7 @@ public final class OffsetsFileFormat {
             }
             return BinaryRow.EMPTY_ROW;
         }
-        if (!name.keySet().equals(new HashSet<>(partitionType.getFieldNames()))) {
+        if (!name.keySet().equals(partitionKeys)) {
             throw new IllegalArgumentException(
                     String.format(
                             "Offsets JSON: partition %s does not hold the partition keys %s",

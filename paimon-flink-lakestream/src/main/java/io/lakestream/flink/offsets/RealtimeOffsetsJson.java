@@ -23,6 +23,7 @@ import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.core.JsonGenerator
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.core.util.DefaultIndenter;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.core.util.DefaultPrettyPrinter.Indenter;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.utils.JsonSerdeUtil;
 
@@ -304,24 +305,24 @@ public final class RealtimeOffsetsJson {
 
         @Override
         public void writeEndObject(JsonGenerator g, int nrOfEntries) throws IOException {
-            if (!_objectIndenter.isInline()) {
-                --_nesting;
-            }
-            if (nrOfEntries > 0) {
-                _objectIndenter.writeIndentation(g, _nesting);
-            }
-            g.writeRaw('}');
+            writeEnd(g, _objectIndenter, nrOfEntries, '}');
         }
 
         @Override
         public void writeEndArray(JsonGenerator g, int nrOfValues) throws IOException {
-            if (!_arrayIndenter.isInline()) {
+            writeEnd(g, _arrayIndenter, nrOfValues, ']');
+        }
+
+        /** Jackson's end of an object or array, without the space it puts into an empty one. */
+        private void writeEnd(JsonGenerator g, Indenter indenter, int entries, char end)
+                throws IOException {
+            if (!indenter.isInline()) {
                 --_nesting;
             }
-            if (nrOfValues > 0) {
-                _arrayIndenter.writeIndentation(g, _nesting);
+            if (entries > 0) {
+                indenter.writeIndentation(g, _nesting);
             }
-            g.writeRaw(']');
+            g.writeRaw(end);
         }
     }
 }
