@@ -54,10 +54,14 @@ final class FlussColumnMapping {
     /** In {@link #paimonPositions}: the Fluss column is not a column of the Paimon schema. */
     static final int ABSENT = -1;
 
+    /** In {@link #paimonPositions}: the Fluss column holds the writer's Paimon schema id. */
+    static final int SCHEMA_ID = -3;
+
     private final StreamTableSpec spec;
     private final int[] flussPositions;
     private final int[] paimonPositions;
     private final int rowKindPosition;
+    private final int schemaIdPosition;
     private final List<DataType> paimonColumnTypes;
     private final List<DataType> flussColumnTypes;
 
@@ -100,15 +104,19 @@ final class FlussColumnMapping {
             flussColumnTypes.add(columns.get(position).getDataType());
         }
         int kindPosition = ABSENT;
+        int idPosition = ABSENT;
         for (int position = 0; position < columns.size(); position++) {
-            if (spec.hasPrimaryKey()
-                    && FlussStreamTableLayout.ROW_KIND_COLUMN.equals(
-                            columns.get(position).getName())) {
+            String name = columns.get(position).getName();
+            if (spec.hasPrimaryKey() && FlussStreamTableLayout.ROW_KIND_COLUMN.equals(name)) {
                 kindPosition = position;
                 paimonPositions[position] = ROW_KIND;
+            } else if (FlussStreamTableLayout.SCHEMA_ID_COLUMN.equals(name)) {
+                idPosition = position;
+                paimonPositions[position] = SCHEMA_ID;
             }
         }
         this.rowKindPosition = kindPosition;
+        this.schemaIdPosition = idPosition;
         if (spec.hasPrimaryKey() && rowKindPosition < 0) {
             throw new StreamStoreException(
                     String.format(
@@ -174,6 +182,7 @@ final class FlussColumnMapping {
         this.flussPositions = IntStream.range(0, types.size()).toArray();
         this.paimonPositions = flussPositions;
         this.rowKindPosition = ABSENT;
+        this.schemaIdPosition = ABSENT;
     }
 
     /** The mapping of a row whose Paimon and Fluss columns are the same, in the same order. */
@@ -192,8 +201,8 @@ final class FlussColumnMapping {
     }
 
     /**
-     * The Paimon position of Fluss column {@code flussPosition}, or {@link #ROW_KIND}, or {@link
-     * #ABSENT}.
+     * The Paimon position of Fluss column {@code flussPosition}, or {@link #ROW_KIND}, {@link
+     * #SCHEMA_ID} or {@link #ABSENT}.
      */
     int paimonPosition(int flussPosition) {
         return paimonPositions[flussPosition];
@@ -202,6 +211,19 @@ final class FlussColumnMapping {
     /** The Fluss position of the row-kind column; {@link #ABSENT} for append tables. */
     int rowKindPosition() {
         return rowKindPosition;
+    }
+
+    /**
+     * The Fluss position of the column that holds each record's Paimon schema id; {@link #ABSENT}
+     * when the stream table, as this mapping's client sees it, has none.
+     */
+    int schemaIdPosition() {
+        return schemaIdPosition;
+    }
+
+    /** The Paimon schema the rows of this mapping are written and read with. */
+    StreamTableSpec spec() {
+        return spec;
     }
 
     boolean hasRowKind() {

@@ -19,6 +19,7 @@
 package io.lakestream.store.fluss;
 
 import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamTableSpec;
 
 import org.apache.paimon.casting.CastExecutor;
 import org.apache.paimon.casting.CastExecutors;
@@ -26,6 +27,7 @@ import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.RowKind;
 
 import org.apache.fluss.row.InternalRow;
@@ -37,13 +39,24 @@ import org.apache.fluss.types.DecimalType;
 import org.apache.fluss.types.LocalZonedTimestampType;
 import org.apache.fluss.types.TimestampType;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Copies a Fluss row of a stream table into a Paimon {@link GenericRow} in the Paimon table's
  * column order, with the row kind taken from the row-kind column of primary-key tables. It copies
  * rather than wraps because the scanner's rows may point into fetch buffers that the next poll
  * reuses, while Paimon's merge and Flink's emitter keep rows longer.
+ *
+ * <p>A record is read as Paimon reads a data file ({@code SchemaEvolutionUtil}): a field whose type
+ * in the schema the record was written under (its schema-id column) differs from the reader's,
+ * nullability aside, is cast with Paimon's cast from the one to the other; a field of the same type
+ * is read as written, never padded or cut to its length (Paimon enforces no length on write and
+ * returns such values whole from a file of the same schema). A record without a schema id (written
+ * before stream tables kept it) is read by its column's type: cast only where the column was
+ * created for another type of the field.
  */
 final class FlussRowToPaimonRow {
 
@@ -52,11 +65,18 @@ final class FlussRowToPaimonRow {
         Object convert(InternalRow row, int pos);
     }
 
+    private final FlussColumnMapping mapping;
     private final FieldConverter[] converters;
     private final int[] flussPositions;
     private final int rowKindPosition;
+    private final int schemaIdPosition;
+    private final long readSchemaId;
+
+    /** The converters of records written under another schema than the reader's, by its id. */
+    private final Map<Long, FieldConverter[]> convertersBySchema = new HashMap<>();
 
     FlussRowToPaimonRow(FlussColumnMapping mapping) {
+        this.mapping = mapping;
         List<DataType> paimonColumnTypes = mapping.paimonColumnTypes();
         List<DataType> flussColumnTypes = mapping.flussColumnTypes();
         this.converters = new FieldConverter[paimonColumnTypes.size()];
@@ -64,26 +84,32 @@ final class FlussRowToPaimonRow {
         for (int i = 0; i < converters.length; i++) {
             DataType columnType = flussColumnTypes.get(i);
             FieldConverter read = converter(columnType);
-            // Compared as Fluss types: the column of a CHAR(n), VARCHAR(n), BINARY(n) or
-            // VARBINARY(n) field is unbounded, and a value is read as written, never padded or
-            // cut to the field's length. Paimon does not enforce lengths on write either and
-            // returns such values whole from a file of the same schema; a record does not say
-            // which schema it was written under, so the cast Paimon applies to a file written
-            // under a wider type (VARCHAR(5) read from a STRING file: cut) is not applied.
             if (!FlussColumnMapping.sameType(columnType, paimonColumnTypes.get(i))) {
-                read = casting(read, columnType, mapping.paimonFieldType(i));
+                read = casting(read, FlussTypes.toPaimon(columnType), mapping.paimonFieldType(i));
             }
             converters[i] = read;
             flussPositions[i] = mapping.flussPosition(i);
         }
         this.rowKindPosition = mapping.rowKindPosition();
+        this.schemaIdPosition = mapping.schemaIdPosition();
+        this.readSchemaId = mapping.spec().schemaId();
+        convertersBySchema.put(readSchemaId, converters);
     }
 
     org.apache.paimon.data.InternalRow convert(InternalRow flussRow) {
-        GenericRow row = new GenericRow(converters.length);
-        for (int i = 0; i < converters.length; i++) {
+        FieldConverter[] read = converters;
+        if (schemaIdPosition != FlussColumnMapping.ABSENT
+                && readSchemaId != StreamTableSpec.UNKNOWN_SCHEMA_ID
+                && !flussRow.isNullAt(schemaIdPosition)) {
+            long writeSchemaId = flussRow.getLong(schemaIdPosition);
+            if (writeSchemaId != readSchemaId) {
+                read = convertersBySchema.computeIfAbsent(writeSchemaId, this::convertersOf);
+            }
+        }
+        GenericRow row = new GenericRow(read.length);
+        for (int i = 0; i < read.length; i++) {
             int pos = flussPositions[i];
-            row.setField(i, flussRow.isNullAt(pos) ? null : converters[i].convert(flussRow, pos));
+            row.setField(i, flussRow.isNullAt(pos) ? null : read[i].convert(flussRow, pos));
         }
         if (rowKindPosition != FlussColumnMapping.ABSENT) {
             row.setRowKind(RowKind.fromByteValue(flussRow.getByte(rowKindPosition)));
@@ -92,18 +118,62 @@ final class FlussRowToPaimonRow {
     }
 
     /**
-     * Reads a column created for an earlier type of its field as the field's type now, with the
-     * cast Paimon's readers apply to a data file written under the earlier schema.
+     * The converters of records written under schema {@code writeSchemaId}: Paimon's cast from a
+     * field's type in that schema to its type in the reader's, where the two differ and the column
+     * holds the written type as it is; the column-type converters elsewhere, and for all fields
+     * when the schema cannot be read.
+     */
+    private FieldConverter[] convertersOf(long writeSchemaId) {
+        Optional<org.apache.paimon.types.RowType> written =
+                mapping.spec().rowTypeOfSchema(writeSchemaId);
+        if (!written.isPresent()) {
+            return converters;
+        }
+        List<DataType> flussColumnTypes = mapping.flussColumnTypes();
+        FieldConverter[] bySchema = converters.clone();
+        List<DataField> readFields = mapping.spec().rowType().getFields();
+        for (int i = 0; i < bySchema.length; i++) {
+            DataField readField = readFields.get(i);
+            DataField writtenField = fieldById(written.get(), readField.id());
+            if (writtenField == null
+                    || writtenField.type().equalsIgnoreNullable(readField.type())
+                    || !FlussColumnMapping.sameType(
+                            flussColumnTypes.get(i),
+                            FlussTypes.toFluss(mapping.spec(), writtenField))) {
+                continue;
+            }
+            bySchema[i] =
+                    casting(
+                            converter(flussColumnTypes.get(i)),
+                            writtenField.type(),
+                            readField.type());
+        }
+        return bySchema;
+    }
+
+    private static DataField fieldById(org.apache.paimon.types.RowType rowType, int id) {
+        for (DataField field : rowType.getFields()) {
+            if (field.id() == id) {
+                return field;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Reads a value of Paimon type {@code from} as type {@code fieldType}, with the cast Paimon's
+     * readers apply to a data file written under a schema where the field had type {@code from}.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static FieldConverter casting(
-            FieldConverter read, DataType columnType, org.apache.paimon.types.DataType fieldType) {
-        org.apache.paimon.types.DataType from = FlussTypes.toPaimon(columnType);
+            FieldConverter read,
+            org.apache.paimon.types.DataType from,
+            org.apache.paimon.types.DataType fieldType) {
         CastExecutor cast = CastExecutors.resolve(from, fieldType);
         if (cast == null) {
             throw new StreamStoreException(
                     String.format(
-                            "A stream column of type %s cannot be read as %s: Paimon has no cast "
+                            "A stream value of type %s cannot be read as %s: Paimon has no cast "
                                     + "between the two.",
                             from, fieldType));
         }

@@ -50,9 +50,10 @@ import java.util.Set;
 
 /**
  * The shape of the Fluss table that holds a Paimon table's stream: a log table with the Paimon
- * columns (plus a row-kind column for primary-key tables), the same partition keys, the same bucket
- * count and Paimon's bucket keys, created with {@code table.datalake.format = paimon} so that the
- * Fluss writer encodes and hashes bucket keys exactly as Paimon does.
+ * columns (plus a row-kind column for primary-key tables, and a column for the id of the Paimon
+ * schema each record was written under), the same partition keys, the same bucket count and
+ * Paimon's bucket keys, created with {@code table.datalake.format = paimon} so that the Fluss
+ * writer encodes and hashes bucket keys exactly as Paimon does.
  *
  * <p>Its log format is {@code indexed}, not Fluss's default {@code arrow}: Fluss 0.9's Arrow reader
  * fails on a timestamp of precision 4 to 9 before 1970 with a sub-millisecond part (it splits the
@@ -75,6 +76,14 @@ final class FlussStreamTableLayout {
     /** The column that keeps each record's Paimon row kind in the stream of a primary-key table. */
     static final String ROW_KIND_COLUMN = "_lake_stream_row_kind";
 
+    /**
+     * The column that keeps the id of the Paimon schema each record was written under, so that a
+     * reader planned under another schema casts the record's values as Paimon casts a data file
+     * written under it. Nullable: stream tables created before it get it added, and their older
+     * records, without it, are read as written.
+     */
+    static final String SCHEMA_ID_COLUMN = "_lake_stream_schema_id";
+
     /** The log format of stream tables; see the class comment for why it is not Arrow. */
     static final LogFormat LOG_FORMAT = LogFormat.INDEXED;
 
@@ -90,12 +99,16 @@ final class FlussStreamTableLayout {
         this.spec = spec;
         this.tablePath = tablePath(databasePrefix, spec.identifier());
         this.columnTypes = FlussTypes.toFluss(spec);
-        if (spec.fieldNames().contains(ROW_KIND_COLUMN)) {
-            throw new StreamStoreException(
-                    String.format(
-                            "Table %s has a column named '%s', which lake-stream mode reserves for "
-                                    + "the row kind of stream records.",
-                            spec.identifier().getFullName(), ROW_KIND_COLUMN));
+        for (String reserved : Arrays.asList(ROW_KIND_COLUMN, SCHEMA_ID_COLUMN)) {
+            if (spec.fieldNames().contains(reserved)) {
+                throw new StreamStoreException(
+                        String.format(
+                                "Table %s has a column named '%s', which lake-stream mode reserves "
+                                        + "for the %s of stream records.",
+                                spec.identifier().getFullName(),
+                                reserved,
+                                reserved.equals(ROW_KIND_COLUMN) ? "row kind" : "schema id"));
+            }
         }
         checkBucketKeyNullability(spec);
     }
@@ -186,14 +199,16 @@ final class FlussStreamTableLayout {
         if (hasRowKindColumn()) {
             schema.column(ROW_KIND_COLUMN, DataTypes.TINYINT().copy(false));
         }
+        schema.column(SCHEMA_ID_COLUMN, DataTypes.BIGINT());
         return schema.build();
     }
 
     /**
      * The changes that bring an existing Fluss table to this layout: a nullable column at the end
-     * for each field of the spec that no column holds. It takes the field's name, or, where an
-     * older column has that name (a field dropped and added again, or renamed to a name another
-     * field had), the name and the field id.
+     * for each field of the spec that no column holds, and the schema-id column for a table created
+     * before it. A field's column takes the field's name, or, where an older column has that name
+     * (a field dropped and added again, or renamed to a name another field had), the name and the
+     * field id.
      */
     List<TableChange> missingColumns(TableInfo existing) {
         List<Schema.Column> columns = existing.getSchema().getColumns();
@@ -217,6 +232,14 @@ final class FlussStreamTableLayout {
                             name,
                             columnTypes.get(i).copy(true),
                             FlussColumnIds.comment(field.id()),
+                            TableChange.ColumnPosition.last()));
+        }
+        if (!names.contains(SCHEMA_ID_COLUMN)) {
+            changes.add(
+                    TableChange.addColumn(
+                            SCHEMA_ID_COLUMN,
+                            DataTypes.BIGINT(),
+                            "Paimon schema id of the writer",
                             TableChange.ColumnPosition.last()));
         }
         return changes;

@@ -18,6 +18,8 @@
 
 package io.lakestream.store.fluss;
 
+import io.lakestream.flink.store.StreamTableSpec;
+
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.types.RowKind;
@@ -33,10 +35,11 @@ import org.apache.fluss.row.TimestampNtz;
 /**
  * Shows a Paimon row to the Fluss writer as a Fluss row of the stream table, without copying it:
  * each Fluss column reads the Paimon column of the same name, the row-kind column of a primary-key
- * table reads the row kind, and a column the Paimon schema lacks (added after the writing job was
- * planned) reads null. Written here because the adapter of Fluss's Paimon integration maps columns
- * by position and has no row-kind column. The Fluss writer encodes the row before {@code append}
- * returns, so one instance is reused.
+ * table reads the row kind, the schema-id column the id of the writer's Paimon schema, and a column
+ * the Paimon schema lacks (added after the writing job was planned) reads null. Written here
+ * because the adapter of Fluss's Paimon integration maps columns by position and has no row-kind
+ * column. The Fluss writer encodes the row before {@code append} returns, so one instance is
+ * reused.
  */
 final class PaimonRowAsFlussRow implements InternalRow {
 
@@ -69,6 +72,9 @@ final class PaimonRowAsFlussRow implements InternalRow {
         if (paimonPos == FlussColumnMapping.ROW_KIND) {
             return false;
         }
+        if (paimonPos == FlussColumnMapping.SCHEMA_ID) {
+            return mapping.spec().schemaId() == StreamTableSpec.UNKNOWN_SCHEMA_ID;
+        }
         return paimonPos == FlussColumnMapping.ABSENT || row.isNullAt(paimonPos);
     }
 
@@ -95,7 +101,10 @@ final class PaimonRowAsFlussRow implements InternalRow {
 
     @Override
     public long getLong(int pos) {
-        return row.getLong(mapping.paimonPosition(pos));
+        int paimonPos = mapping.paimonPosition(pos);
+        return paimonPos == FlussColumnMapping.SCHEMA_ID
+                ? mapping.spec().schemaId()
+                : row.getLong(paimonPos);
     }
 
     @Override

@@ -18,6 +18,8 @@
 
 package io.lakestream.store.fluss;
 
+import io.lakestream.flink.store.StreamTableSpec;
+
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.types.RowKind;
@@ -34,7 +36,8 @@ import org.apache.fluss.types.RowType;
 
 /**
  * Encodes a Paimon row into a Fluss {@link IndexedRow} of the stream table, the format of its log,
- * writing each column with the primitive accessor of its type.
+ * writing each column with the primitive accessor of its type, with the row kind (primary-key
+ * tables) and the id of the writer's Paimon schema in their columns.
  *
  * <p>Fluss's own encoder reads every column through a field getter that returns an {@code Object},
  * which boxes every number of every record. Here the common types (booleans, integers, floating
@@ -53,6 +56,7 @@ final class PaimonRowIndexedEncoder {
     private final IndexedRow row;
     private final ColumnWriter[] columns;
     private final PaimonRowAsFlussRow flussView;
+    private final long schemaId;
 
     /**
      * The writer's buffer as the segment array the returned row points to; made again only when the
@@ -65,6 +69,7 @@ final class PaimonRowIndexedEncoder {
         this.writer = new IndexedRowWriter(types);
         this.row = new IndexedRow(types);
         this.flussView = new PaimonRowAsFlussRow(mapping);
+        this.schemaId = mapping.spec().schemaId();
         this.columns = new ColumnWriter[types.length];
         for (int pos = 0; pos < types.length; pos++) {
             columns[pos] = columnWriter(pos, mapping.paimonPosition(pos), types[pos]);
@@ -102,6 +107,12 @@ final class PaimonRowIndexedEncoder {
     private ColumnWriter columnWriter(int pos, int paimonPos, DataType type) {
         if (paimonPos == FlussColumnMapping.ROW_KIND) {
             return (w, p, r, kind) -> w.writeByte(kind);
+        }
+        if (paimonPos == FlussColumnMapping.SCHEMA_ID) {
+            if (schemaId == StreamTableSpec.UNKNOWN_SCHEMA_ID) {
+                return (w, p, r, kind) -> w.setNullAt(p);
+            }
+            return (w, p, r, kind) -> w.writeLong(schemaId);
         }
         if (paimonPos == FlussColumnMapping.ABSENT) {
             // a column added after this job was planned: null, as Paimon writes it

@@ -21,6 +21,7 @@ package io.lakestream.store.fluss;
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.StreamReader;
+import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamStoreLoader;
@@ -40,8 +41,12 @@ import org.apache.paimon.types.RowType;
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;
 import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.config.ConfigOptions;
+import org.apache.fluss.metadata.DataLakeFormat;
+import org.apache.fluss.metadata.LogFormat;
 import org.apache.fluss.metadata.Schema;
 import org.apache.fluss.metadata.TableDescriptor;
+import org.apache.fluss.metadata.TableInfo;
 import org.apache.fluss.metadata.TablePath;
 
 import org.junit.jupiter.api.AfterAll;
@@ -50,6 +55,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -90,6 +96,24 @@ class FlussStreamStoreITCase {
                 buckets);
     }
 
+    /** Creates a Fluss table in a database created when missing, as an older project did. */
+    private static void createFlussTable(Admin admin, TablePath path, TableDescriptor descriptor)
+            throws Exception {
+        admin.createDatabase(
+                        path.getDatabaseName(),
+                        org.apache.fluss.metadata.DatabaseDescriptor.EMPTY,
+                        true)
+                .get();
+        admin.createTable(path, descriptor, false).get();
+    }
+
+    /** The Fluss columns of {@link #spec}'s first two fields, matched to them by name. */
+    private static Schema.Builder idAndName() {
+        return Schema.newBuilder()
+                .column("id", org.apache.fluss.types.DataTypes.INT().copy(false))
+                .column("name", org.apache.fluss.types.DataTypes.STRING());
+    }
+
     @Test
     void provisioningTwiceIsANoOpThatKeepsTheTable() {
         StreamTable first = store.provision(spec("twice", 4));
@@ -114,32 +138,17 @@ class FlussStreamStoreITCase {
                         ConnectionFactory.createConnection(
                                 SharedFlussCluster.cluster().getClientConfig());
                 Admin admin = connection.getAdmin()) {
-            admin.createDatabase(
-                            "store_it", org.apache.fluss.metadata.DatabaseDescriptor.EMPTY, true)
-                    .get();
-            admin.createTable(
-                            TablePath.of("store_it", "no_lake_format"),
-                            TableDescriptor.builder()
-                                    .schema(
-                                            Schema.newBuilder()
-                                                    .column(
-                                                            "id",
-                                                            org.apache.fluss.types.DataTypes.INT()
-                                                                    .copy(false))
-                                                    .column(
-                                                            "name",
-                                                            org.apache.fluss.types.DataTypes
-                                                                    .STRING())
-                                                    .column(
-                                                            "dt",
-                                                            org.apache.fluss.types.DataTypes
-                                                                    .STRING())
-                                                    .build())
-                                    .partitionedBy("dt")
-                                    .distributedBy(2, "id")
-                                    .build(),
-                            false)
-                    .get();
+            createFlussTable(
+                    admin,
+                    TablePath.of("store_it", "no_lake_format"),
+                    TableDescriptor.builder()
+                            .schema(
+                                    idAndName()
+                                            .column("dt", org.apache.fluss.types.DataTypes.STRING())
+                                            .build())
+                            .partitionedBy("dt")
+                            .distributedBy(2, "id")
+                            .build());
         }
         assertThatThrownBy(() -> store.get(spec("no_lake_format", 2)))
                 .isInstanceOf(StreamStoreException.class)
@@ -263,6 +272,70 @@ class FlussStreamStoreITCase {
                                         Collections.emptyMap(), getClass().getClassLoader()))
                 .isInstanceOf(StreamStoreException.class)
                 .hasMessageContaining("'lake-stream.fluss.bootstrap.servers' is required");
+    }
+
+    /**
+     * A stream table created before stream records kept their writer's schema id (and before
+     * columns recorded field ids) gains the schema-id column and its field ids when a job looks it
+     * up; its older records, without a schema id, are read as written, beside the newer ones.
+     */
+    @Test
+    void aStreamTableCreatedBeforeSchemaIdsGainsTheColumnAndKeepsItsRecords() throws Exception {
+        TablePath path = TablePath.of("store_it", "before_schema_ids");
+        try (Connection connection =
+                        ConnectionFactory.createConnection(
+                                SharedFlussCluster.cluster().getClientConfig());
+                Admin admin = connection.getAdmin()) {
+            createFlussTable(
+                    admin,
+                    path,
+                    TableDescriptor.builder()
+                            .schema(idAndName().build())
+                            .distributedBy(1, "id")
+                            .property(ConfigOptions.TABLE_DATALAKE_FORMAT, DataLakeFormat.PAIMON)
+                            .property(ConfigOptions.TABLE_LOG_FORMAT, LogFormat.INDEXED)
+                            .build());
+            try (org.apache.fluss.client.table.Table fluss = connection.getTable(path)) {
+                fluss.newAppend()
+                        .createWriter()
+                        .append(
+                                org.apache.fluss.row.GenericRow.of(
+                                        1, org.apache.fluss.row.BinaryString.fromString("older")))
+                        .get();
+            }
+            // an unpartitioned spec of the same two columns, taken from Paimon schema 3
+            StreamTableSpec partitioned = spec("before_schema_ids", 1);
+            StreamTableSpec spec =
+                    new StreamTableSpec(
+                            partitioned.identifier(),
+                            partitioned.rowType().project("id", "name"),
+                            Collections.emptyList(),
+                            partitioned.bucketKeys(),
+                            partitioned.primaryKeys(),
+                            1,
+                            null,
+                            3,
+                            null);
+            StreamTable table = store.get(spec);
+            TableInfo info = admin.getTableInfo(path).get();
+            assertThat(info.getSchema().getColumnNames())
+                    .containsExactly("id", "name", FlussStreamTableLayout.SCHEMA_ID_COLUMN);
+            assertThat(info.getCustomProperties().toMap())
+                    .containsEntry(FlussColumnIds.PROPERTY_PREFIX + "id", "0")
+                    .containsEntry(FlussColumnIds.PROPERTY_PREFIX + "name", "1");
+
+            PartitionBucket bucket = new PartitionBucket(BinaryRow.EMPTY_ROW, 0);
+            try (StreamWriter writer = store.createWriter(table)) {
+                writer.write(bucket, GenericRow.of(2, BinaryString.fromString("newer")));
+                writer.flush();
+            }
+            List<String> read = new ArrayList<>();
+            for (StreamRecord record :
+                    FlussStreamRoundTripITCase.readAll(store, table, Map.of(bucket, 2L))) {
+                read.add(record.row().getInt(0) + " " + record.row().getString(1));
+            }
+            assertThat(read).containsExactly("1 older", "2 newer");
+        }
     }
 
     @Test

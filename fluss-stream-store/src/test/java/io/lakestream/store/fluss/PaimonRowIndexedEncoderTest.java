@@ -136,12 +136,20 @@ class PaimonRowIndexedEncoderTest {
                         Collections.singletonList("dt"),
                         Collections.singletonList("id"),
                         primaryKey ? Arrays.asList("id", "dt") : Collections.emptyList(),
-                        4);
+                        4,
+                        null,
+                        // the append table's spec was not taken from a schema: a null schema id
+                        primaryKey ? 7 : StreamTableSpec.UNKNOWN_SCHEMA_ID,
+                        null);
         List<DataType> types = new ArrayList<>(FlussTypes.toFluss(spec));
         List<String> names = new ArrayList<>(spec.fieldNames());
         if (primaryKey) {
             names.add(FlussStreamTableLayout.ROW_KIND_COLUMN);
             types.add(org.apache.fluss.types.DataTypes.TINYINT().copy(false));
+        }
+        names.add(FlussStreamTableLayout.SCHEMA_ID_COLUMN);
+        types.add(org.apache.fluss.types.DataTypes.BIGINT());
+        if (primaryKey) {
             // a column added to the stream table after this writer's schema was planned
             names.add("added_later");
             types.add(org.apache.fluss.types.DataTypes.STRING());

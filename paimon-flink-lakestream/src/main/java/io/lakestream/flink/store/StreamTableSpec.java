@@ -43,6 +43,11 @@ import java.util.Optional;
  * keeps each record's row kind); and the Paimon table that owns the stream table ({@link
  * StreamTableOwner}), which the store records on the stream table and checks before it provisions,
  * serves or drops one.
+ *
+ * <p>A spec taken from a Paimon table also carries the id of the schema it was taken from and the
+ * table's {@link SchemaHistory}: a store that keeps the writer's schema id with each record reads a
+ * record written under another schema as Paimon reads a file written under it, casting each field
+ * whose type differs (a value written under {@code STRING} read as {@code VARCHAR(5)} is cut).
  */
 @PublicEvolving
 public final class StreamTableSpec implements Serializable {
@@ -56,6 +61,11 @@ public final class StreamTableSpec implements Serializable {
     private final List<String> primaryKeys;
     private final int numBuckets;
     @Nullable private final StreamTableOwner owner;
+    private final long schemaId;
+    @Nullable private final SchemaHistory schemas;
+
+    /** In {@link #schemaId()}: the spec was not taken from a Paimon schema. */
+    public static final long UNKNOWN_SCHEMA_ID = -1;
 
     /**
      * A spec without an owner, for tools and tests that hold no Paimon table: it provisions a
@@ -79,7 +89,35 @@ public final class StreamTableSpec implements Serializable {
             List<String> primaryKeys,
             int numBuckets,
             @Nullable StreamTableOwner owner) {
+        this(
+                identifier,
+                rowType,
+                partitionKeys,
+                bucketKeys,
+                primaryKeys,
+                numBuckets,
+                owner,
+                UNKNOWN_SCHEMA_ID,
+                null);
+    }
+
+    /**
+     * A spec with the id of the Paimon schema whose row type {@code rowType} is, and the table's
+     * schema history ({@code null} when there is none to read).
+     */
+    public StreamTableSpec(
+            Identifier identifier,
+            RowType rowType,
+            List<String> partitionKeys,
+            List<String> bucketKeys,
+            List<String> primaryKeys,
+            int numBuckets,
+            @Nullable StreamTableOwner owner,
+            long schemaId,
+            @Nullable SchemaHistory schemas) {
         this.owner = owner;
+        this.schemaId = schemaId;
+        this.schemas = schemas;
         this.identifier = Objects.requireNonNull(identifier, "identifier");
         this.rowType = Objects.requireNonNull(rowType, "rowType");
         this.partitionKeys = List.copyOf(partitionKeys);
@@ -113,7 +151,29 @@ public final class StreamTableSpec implements Serializable {
                 schema.bucketKeys(),
                 schema.primaryKeys(),
                 schema.numBuckets(),
-                StreamTableOwner.of(table));
+                StreamTableOwner.of(table),
+                schema.id(),
+                SchemaHistory.of(table));
+    }
+
+    /**
+     * The id of the Paimon schema this spec was taken from, which writers record with each record;
+     * {@link #UNKNOWN_SCHEMA_ID} for a spec built without one.
+     */
+    public long schemaId() {
+        return schemaId;
+    }
+
+    /**
+     * The row type of the table's schema {@code id}: this spec's own for its {@link #schemaId()},
+     * else from the table's schema history; empty when the spec has no history or the table no such
+     * schema.
+     */
+    public Optional<RowType> rowTypeOfSchema(long id) {
+        if (id == schemaId) {
+            return Optional.of(rowType);
+        }
+        return schemas == null ? Optional.empty() : schemas.rowType(id);
     }
 
     /**
@@ -211,13 +271,21 @@ public final class StreamTableSpec implements Serializable {
                 && partitionKeys.equals(that.partitionKeys)
                 && bucketKeys.equals(that.bucketKeys)
                 && primaryKeys.equals(that.primaryKeys)
-                && Objects.equals(owner, that.owner);
+                && Objects.equals(owner, that.owner)
+                && schemaId == that.schemaId;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(
-                identifier, rowType, partitionKeys, bucketKeys, primaryKeys, numBuckets, owner);
+                identifier,
+                rowType,
+                partitionKeys,
+                bucketKeys,
+                primaryKeys,
+                numBuckets,
+                owner,
+                schemaId);
     }
 
     @Override
