@@ -18,6 +18,7 @@
 
 package io.lakestream.store.fluss;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamTableOwner;
 import io.lakestream.flink.store.StreamTableSpec;
@@ -111,6 +112,31 @@ final class FlussStreamTableLayout {
             }
         }
         checkBucketKeyNullability(spec);
+        checkPartitionablePath(spec, tablePath);
+    }
+
+    /**
+     * Refuses a partitioned stream table whose Fluss database or table is named {@code partitions}.
+     * The Fluss 0.9.1 coordinator finds a new partition by splitting its ZooKeeper path ({@code
+     * .../databases/<db>/tables/<table>/partitions/<name>}) at {@code /partitions/}; a second such
+     * part makes it ignore the partition, which then never gets a leader, and every write to it
+     * times out.
+     */
+    private static void checkPartitionablePath(StreamTableSpec spec, TablePath path) {
+        if (spec.isPartitioned()
+                && (path.getDatabaseName().equals("partitions")
+                        || path.getTableName().equals("partitions"))) {
+            throw new StreamStoreException(
+                    String.format(
+                            "Partitioned table %s cannot have a Fluss stream table named %s: the "
+                                    + "Fluss 0.9 coordinator never creates the partitions of a "
+                                    + "table or database named 'partitions', so every write would "
+                                    + "time out. Rename the table, or for a database of that name "
+                                    + "set '%s' in the catalog.",
+                            spec.identifier().getFullName(),
+                            path,
+                            LakeStreamOptions.STORE_DATABASE_PREFIX.key()));
+        }
     }
 
     /**

@@ -200,6 +200,26 @@ class FlussStreamStoreITCase {
     }
 
     @Test
+    void aPartitionedTableNamedPartitionsIsRefusedBeforeItsWritesWouldHang() {
+        assertThatThrownBy(() -> store.provision(spec("partitions", 2)))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("store_it.partitions")
+                .hasMessageContaining("Rename the table");
+        StreamTableSpec partitioned = spec("t", 2);
+        StreamTableSpec inDatabasePartitions =
+                new StreamTableSpec(
+                        Identifier.create("partitions", "t"),
+                        partitioned.rowType(),
+                        partitioned.partitionKeys(),
+                        partitioned.bucketKeys(),
+                        partitioned.primaryKeys(),
+                        2);
+        assertThatThrownBy(() -> store.provision(inDatabasePartitions))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining(LakeStreamOptions.STORE_DATABASE_PREFIX.key());
+    }
+
+    @Test
     void aMissingStreamTableIsNamed() {
         assertThatThrownBy(() -> store.get(spec("never_provisioned", 2)))
                 .isInstanceOf(StreamStoreException.class)

@@ -1,0 +1,53 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.lakestream.store.fluss;
+
+import io.lakestream.flink.store.StreamStore;
+import io.lakestream.flink.store.testutils.StreamStoreTestSuiteBase;
+import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The store contract that every stream store keeps, on the Fluss store and a real cluster. */
+@ExtendWith(SharedFlussCluster.class)
+class FlussStreamStoreContractITCase extends StreamStoreTestSuiteBase {
+
+    private static StreamStore store;
+
+    @BeforeAll
+    static void open() {
+        store = SharedFlussCluster.newStore();
+    }
+
+    @AfterAll
+    static void close() {
+        store.close();
+    }
+
+    @Override
+    protected StreamStore store() {
+        return store;
+    }
+
+    @Override
+    protected String database() {
+        return "store_contract";
+    }
+}
