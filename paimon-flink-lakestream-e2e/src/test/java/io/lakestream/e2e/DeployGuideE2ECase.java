@@ -18,6 +18,7 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
 import io.lakestream.local.cluster.FlinkSqlClient;
 
@@ -42,6 +43,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -320,15 +322,15 @@ class DeployGuideE2ECase {
         String savepoint = rows.get(0).get("savepoint path");
         assertThat(savepoint).doesNotEndWith("...").contains("savepoint-");
         FlinkProcessCluster flink = scenario.flink();
-        long deadline = System.nanoTime() + RECOVERY_TIMEOUT.toNanos();
-        String state = flink.jobState(jobId);
-        while (!"FINISHED".equals(state)) {
-            assertThat(System.nanoTime())
-                    .as("job %s is %s, not FINISHED, after its stop with a savepoint", jobId, state)
-                    .isLessThan(deadline);
-            Thread.sleep(200);
-            state = flink.jobState(jobId);
-        }
+        String state =
+                Await.poll(
+                        () -> flink.jobState(jobId),
+                        "FINISHED"::equals,
+                        RECOVERY_TIMEOUT,
+                        Duration.ofMillis(200));
+        assertThat(state)
+                .as("state of job %s after its stop with a savepoint", jobId)
+                .isEqualTo("FINISHED");
         scenario.log("Stopped job %s with savepoint %s", jobId, savepoint);
         return savepoint;
     }

@@ -18,6 +18,7 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
 import io.lakestream.local.cluster.FlinkSqlClient;
 import io.lakestream.local.cluster.FlussProcessCluster;
@@ -508,17 +509,18 @@ class FlinkProcessesE2ECase {
 
     /** Waits until the job is FAILED, CANCELED or FINISHED and returns that state. */
     private static String awaitEnded(String jobId, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String state = flink.jobState(jobId);
-        while (!Set.of("FAILED", "CANCELED", "FINISHED").contains(state)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        String.format(
-                                "Job %s is %s after %s, not ended; its exceptions: %s",
-                                jobId, state, timeout, flink.jobExceptions(jobId)));
-            }
-            Thread.sleep(500);
-            state = flink.jobState(jobId);
+        Set<String> ended = Set.of("FAILED", "CANCELED", "FINISHED");
+        String state =
+                Await.poll(
+                        () -> flink.jobState(jobId),
+                        ended::contains,
+                        timeout,
+                        Duration.ofMillis(500));
+        if (!ended.contains(state)) {
+            throw new AssertionError(
+                    String.format(
+                            "Job %s is %s after %s, not ended; its exceptions: %s",
+                            jobId, state, timeout, flink.jobExceptions(jobId)));
         }
         return state;
     }

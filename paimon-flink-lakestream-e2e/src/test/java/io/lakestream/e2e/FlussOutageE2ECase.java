@@ -18,6 +18,7 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
 import io.lakestream.local.cluster.FlinkSqlClient;
 import io.lakestream.local.cluster.FlussProcessCluster;
@@ -298,35 +299,36 @@ class FlussOutageE2ECase {
      */
     private static String awaitCheckpoint(String jobId, String triggerId, long since)
             throws Exception {
-        long deadline = System.nanoTime() + RECOVERY_TIMEOUT.toNanos();
-        JsonNode answer = null;
-        while (System.nanoTime() < deadline) {
-            answer = flink.rest("/jobs/" + jobId + "/checkpoints/" + triggerId);
-            if ("COMPLETED".equals(answer.path("status").path("id").asText())) {
-                JsonNode operation = answer.path("operation");
-                return operation.path("checkpointId").isNumber()
-                        ? String.format(
-                                "completed as checkpoint %d, %d ms after the cluster was down",
-                                operation.path("checkpointId").asLong(), millisSince(since))
-                        : String.format(
-                                "failed %d ms after the cluster was down: %s",
-                                millisSince(since),
-                                operation
-                                        .path("failureCause")
-                                        .path("stack-trace")
-                                        .asText()
-                                        .lines()
-                                        .filter(line -> line.startsWith("Caused by"))
-                                        .reduce((first, second) -> second)
-                                        .orElse(operation.toString()));
-            }
-            Thread.sleep(500);
+        // the trigger's status is COMPLETED once the checkpoint completed or failed
+        JsonNode answer =
+                Await.poll(
+                        () -> flink.rest("/jobs/" + jobId + "/checkpoints/" + triggerId),
+                        status -> "COMPLETED".equals(status.path("status").path("id").asText()),
+                        RECOVERY_TIMEOUT,
+                        Duration.ofMillis(500));
+        if (!"COMPLETED".equals(answer.path("status").path("id").asText())) {
+            throw new AssertionError(
+                    String.format(
+                            "The checkpoint triggered during the outage neither completed nor "
+                                    + "failed within %s after the store's restart; last answer: %s",
+                            RECOVERY_TIMEOUT, answer));
         }
-        throw new AssertionError(
-                String.format(
-                        "The checkpoint triggered during the outage neither completed nor failed "
-                                + "within %s after the store's restart; last answer: %s",
-                        RECOVERY_TIMEOUT, answer));
+        JsonNode operation = answer.path("operation");
+        return operation.path("checkpointId").isNumber()
+                ? String.format(
+                        "completed as checkpoint %d, %d ms after the cluster was down",
+                        operation.path("checkpointId").asLong(), millisSince(since))
+                : String.format(
+                        "failed %d ms after the cluster was down: %s",
+                        millisSince(since),
+                        operation
+                                .path("failureCause")
+                                .path("stack-trace")
+                                .asText()
+                                .lines()
+                                .filter(line -> line.startsWith("Caused by"))
+                                .reduce((first, second) -> second)
+                                .orElse(operation.toString()));
     }
 
     /** The lines of the SQL client's output that say what went wrong. */
@@ -394,18 +396,18 @@ class FlussOutageE2ECase {
      */
     private static long awaitCopiedRowsAbove(long before, long restart, String... tables)
             throws Exception {
-        long deadline = System.nanoTime() + RECOVERY_TIMEOUT.toNanos();
-        long rows = copiedRows(tables);
-        while (rows <= before) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        String.format(
-                                "The readers' copies hold %d rows, as many as before the outage, "
-                                        + "%s after the store was started again",
-                                rows, RECOVERY_TIMEOUT));
-            }
-            Thread.sleep(500);
-            rows = copiedRows(tables);
+        long rows =
+                Await.poll(
+                        () -> copiedRows(tables),
+                        copied -> copied > before,
+                        RECOVERY_TIMEOUT,
+                        Duration.ofMillis(500));
+        if (rows <= before) {
+            throw new AssertionError(
+                    String.format(
+                            "The readers' copies hold %d rows, as many as before the outage, "
+                                    + "%s after the store was started again",
+                            rows, RECOVERY_TIMEOUT));
         }
         return millisSince(restart);
     }

@@ -31,6 +31,7 @@ import io.lakestream.flink.store.StreamStoreException;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.ChildJvm;
 import io.lakestream.local.cluster.FlussProcessCluster;
 
@@ -140,14 +141,11 @@ class FlussProcessesE2ECase {
             // replica, does not raise it to the recovered log end before the next append: records
             // acknowledged within the checkpoint interval before a crash stay unreadable until
             // their bucket is written again (docs/deploy.md). The crash comes after the checkpoint.
-            long hwDeadline = System.nanoTime() + TIMEOUT.toNanos();
             long acknowledged = ends.values().stream().mapToLong(Long::longValue).sum();
-            while (cluster.checkpointedHighWatermarksOfPartitionedTables(0) < acknowledged) {
-                assertThat(System.nanoTime())
-                        .as("high watermarks checkpointed")
-                        .isLessThan(hwDeadline);
-                Thread.sleep(200);
-            }
+            Await.until(
+                    () -> cluster.checkpointedHighWatermarksOfPartitionedTables(0) >= acknowledged,
+                    TIMEOUT,
+                    () -> "The tablet server checkpointed no high watermarks of " + acknowledged);
             long crash = System.nanoTime();
             long pid = cluster.tabletServer().pid();
             cluster.killTabletServer();
@@ -258,27 +256,27 @@ class FlussProcessesE2ECase {
      */
     private static void awaitLatestOffsets(
             StreamStore store, StreamTable table, Map<PartitionBucket, Long> ends)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        Object last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                Map<PartitionBucket, Long> latest =
-                        store.listOffsets(table, ends.keySet(), OffsetPosition.LATEST);
-                if (latest.equals(ends)) {
-                    return;
-                }
-                last = latest;
-            } catch (StreamStoreException e) {
-                last = e;
-            }
-            Thread.sleep(200);
+            throws Exception {
+        Object last =
+                Await.<Object>poll(
+                        () -> {
+                            try {
+                                return store.listOffsets(
+                                        table, ends.keySet(), OffsetPosition.LATEST);
+                            } catch (StreamStoreException e) {
+                                return e;
+                            }
+                        },
+                        ends::equals,
+                        TIMEOUT,
+                        Duration.ofMillis(200));
+        if (!ends.equals(last)) {
+            throw new AssertionError(
+                    String.format(
+                            "The restarted tablet server did not report the end offsets %s "
+                                    + "within %s; last answer: %s; logs in %s",
+                            ends, TIMEOUT, last, cluster.logDir()));
         }
-        throw new AssertionError(
-                String.format(
-                        "The restarted tablet server did not report the end offsets %s within %s; "
-                                + "last answer: %s; logs in %s",
-                        ends, TIMEOUT, last, cluster.logDir()));
     }
 
     private static List<String> linesStartingWith(String prefix, List<String> lines) {

@@ -18,6 +18,7 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlussProcessCluster;
 
 import org.apache.fluss.metadata.TableBucket;
@@ -57,20 +58,17 @@ final class FlussRegistrations {
      * Fluss's own client of it, which knows where Fluss keeps the registrations.
      */
     void awaitTabletServerUnregistered(int id) throws Exception {
-        long deadline = System.nanoTime() + FlussProcessCluster.startupTimeout().toNanos();
         try (ZooKeeperClient zooKeeperClient =
                 ZooKeeperTestUtils.createZooKeeperClient(
                         cluster.zooKeeperAddress(), NOPErrorHandler.INSTANCE)) {
-            while (zooKeeperClient.getTabletServer(id).isPresent()) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(
+            Await.until(
+                    () -> !zooKeeperClient.getTabletServer(id).isPresent(),
+                    FlussProcessCluster.startupTimeout(),
+                    () ->
                             String.format(
                                     "Tablet server %d was still registered in ZooKeeper %s after "
                                             + "it was killed; logs in %s",
                                     id, FlussProcessCluster.startupTimeout(), cluster.logDir()));
-                }
-                Thread.sleep(200);
-            }
         }
     }
 

@@ -18,6 +18,7 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
 
 import java.time.Duration;
@@ -88,16 +89,12 @@ final class JobWatch implements AutoCloseable {
     }
 
     /** Waits up to {@code timeout} for {@link #recoveredAfter} and returns it, or null. */
-    Duration awaitRecovered(long faultNanos, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            Duration recovered = recoveredAfter(faultNanos);
-            if (recovered != null) {
-                return recovered;
-            }
-            Thread.sleep(SAMPLE_MILLIS);
-        }
-        return null;
+    Duration awaitRecovered(long faultNanos, Duration timeout) throws Exception {
+        return Await.poll(
+                () -> recoveredAfter(faultNanos),
+                recovered -> recovered != null,
+                timeout,
+                Duration.ofMillis(SAMPLE_MILLIS));
     }
 
     @Override

@@ -18,6 +18,7 @@
 
 package io.lakestream.e2e;
 
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
 import io.lakestream.local.cluster.FlinkSqlClient;
 import io.lakestream.local.cluster.FlussProcessCluster;
@@ -446,12 +447,12 @@ final class LakeStreamScenario implements AutoCloseable {
      */
     void awaitCopy(String readerJobId, String table, List<Long> expectedIds) throws Exception {
         String copy = table + "_copy";
-        long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-        List<Long> ids = paimonIds(copy);
-        while (ids.size() < expectedIds.size() && System.nanoTime() < deadline) {
-            Thread.sleep(1000);
-            ids = paimonIds(copy);
-        }
+        List<Long> ids =
+                Await.poll(
+                        () -> paimonIds(copy),
+                        copied -> copied.size() >= expectedIds.size(),
+                        JOB_TIMEOUT,
+                        Duration.ofSeconds(1));
         long restarts = flink.jobRestarts(readerJobId);
         flink.cancel(readerJobId, RECOVERY_TIMEOUT);
         log(
@@ -475,10 +476,10 @@ final class LakeStreamScenario implements AutoCloseable {
      * Waits until the job runs with all its tasks; fails with the job's exceptions if it does not.
      */
     void awaitFullyRunning(String jobId) throws Exception {
-        long deadline = System.nanoTime() + RECOVERY_TIMEOUT.toNanos();
-        while (!flink.jobFullyRunning(jobId)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(
+        Await.until(
+                () -> flink.jobFullyRunning(jobId),
+                RECOVERY_TIMEOUT,
+                () ->
                         String.format(
                                 "Job %s is not running with all its tasks after %s (state %s); "
                                         + "its exceptions: %s",
@@ -486,9 +487,6 @@ final class LakeStreamScenario implements AutoCloseable {
                                 RECOVERY_TIMEOUT,
                                 flink.jobState(jobId),
                                 flink.jobExceptions(jobId)));
-            }
-            Thread.sleep(200);
-        }
     }
 
     static long millisSince(long nanoTime) {

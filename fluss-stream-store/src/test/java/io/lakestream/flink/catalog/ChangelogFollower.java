@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.store.fluss.testutils.Await;
+import io.lakestream.flink.testutils.Await;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
@@ -34,6 +34,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,7 +51,7 @@ final class ChangelogFollower implements AutoCloseable {
     private final Map<Object, String> state = new ConcurrentHashMap<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-    private ChangelogFollower(String query, TableResult result, int keyField) {
+    private ChangelogFollower(String query, TableResult result, Function<Row, Object> key) {
         this.query = query;
         this.result = result;
         Thread follower =
@@ -58,7 +59,7 @@ final class ChangelogFollower implements AutoCloseable {
                         () -> {
                             try (CloseableIterator<Row> it = result.collect()) {
                                 while (it.hasNext()) {
-                                    apply(it.next(), keyField);
+                                    apply(it.next(), key);
                                 }
                             } catch (Throwable t) {
                                 failure.compareAndSet(null, t);
@@ -73,11 +74,16 @@ final class ChangelogFollower implements AutoCloseable {
      * Starts {@code query} in {@code tEnv}, a streaming environment, keyed by field {@code key}.
      */
     static ChangelogFollower start(TableEnvironment tEnv, String query, int keyField) {
-        return new ChangelogFollower(query, tEnv.executeSql(query), keyField);
+        return start(tEnv, query, row -> row.getField(keyField));
     }
 
-    private void apply(Row row, int keyField) {
-        Object key = row.getField(keyField);
+    /** Starts {@code query} in {@code tEnv}, a streaming environment, keyed by {@code key}. */
+    static ChangelogFollower start(TableEnvironment tEnv, String query, Function<Row, Object> key) {
+        return new ChangelogFollower(query, tEnv.executeSql(query), key);
+    }
+
+    private void apply(Row row, Function<Row, Object> keyOf) {
+        Object key = keyOf.apply(row);
         if (row.getKind() == RowKind.INSERT || row.getKind() == RowKind.UPDATE_AFTER) {
             Row value = Row.copy(row);
             value.setKind(RowKind.INSERT);
@@ -85,6 +91,11 @@ final class ChangelogFollower implements AutoCloseable {
         } else {
             state.remove(key);
         }
+    }
+
+    /** What the changelog holds now, whether or not the read failed: for failure messages. */
+    Map<Object, String> heldRows() {
+        return new HashMap<>(state);
     }
 
     /** The rows the changelog holds now, keyed, each rendered as an insert. */

@@ -23,7 +23,7 @@ import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.WriterLeaseEntry;
-import io.lakestream.store.fluss.testutils.Await;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Identifier;

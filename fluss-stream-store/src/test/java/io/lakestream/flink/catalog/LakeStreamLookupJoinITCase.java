@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.catalog;
 
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -108,17 +109,15 @@ class LakeStreamLookupJoinITCase {
 
     /** Waits until the batch union read shows the store's change of key 3. */
     private static void awaitUnionReadChanged(TableEnvironment batch) throws Exception {
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (true) {
-            List<Row> rows =
-                    CollectionUtil.iteratorToList(
-                            batch.executeSql("SELECT v FROM lake.db.dim WHERE k = 3").collect());
-            if (!rows.isEmpty() && !"c".equals(rows.get(0).getField(0))) {
-                return;
-            }
-            assertThat(System.currentTimeMillis()).isLessThan(deadline);
-            Thread.sleep(200);
-        }
+        Await.until(
+                () -> {
+                    List<Row> rows =
+                            CollectionUtil.iteratorToList(
+                                    batch.executeSql("SELECT v FROM lake.db.dim WHERE k = 3")
+                                            .collect());
+                    return !rows.isEmpty() && !"c".equals(rows.get(0).getField(0));
+                },
+                "the batch union read shows the store's change of key 3");
     }
 
     /** Paimon's own read of the table's latest snapshot: key to value. */

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.store.fluss.testutils.Await;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
@@ -31,12 +31,9 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.config.TableConfigOptions;
 import org.apache.flink.types.Row;
-import org.apache.flink.types.RowKind;
-import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.CollectionUtil;
 
 import org.junit.jupiter.api.Test;
@@ -52,9 +49,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -144,53 +139,32 @@ class TableLifeRandomizedITCase {
         env.setParallelism(1);
         StreamTableEnvironment reading = StreamTableEnvironment.create(env);
         reading.executeSql(lifeCatalogDdl);
-        Map<String, String> applied = new ConcurrentHashMap<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        TableResult read = reading.executeSql("SELECT dt, id, v FROM life." + table);
-        Thread follower =
-                new Thread(
-                        () -> {
-                            try (CloseableIterator<Row> it = read.collect()) {
-                                while (it.hasNext()) {
-                                    Row row = it.next();
-                                    String key = row.getField(0) + "|" + row.getField(1);
-                                    if (row.getKind() == RowKind.INSERT
-                                            || row.getKind() == RowKind.UPDATE_AFTER) {
-                                        applied.put(key, String.valueOf(row.getField(2)));
-                                    } else {
-                                        applied.remove(key);
-                                    }
-                                }
-                            } catch (Throwable t) {
-                                failure.compareAndSet(null, t);
-                            }
-                        },
-                        "table-life-follower");
-        follower.setDaemon(true);
-        follower.start();
+        ChangelogFollower follower =
+                ChangelogFollower.start(
+                        reading,
+                        "SELECT dt, id, v FROM life." + table,
+                        row -> row.getField(0) + "|" + row.getField(1));
         try {
             for (int i = 0; i < count; i++) {
                 try {
                     steps.add(nextFollowedStep(i));
                     Await.until(
-                            () -> {
-                                if (failure.get() != null) {
-                                    throw new AssertionError(
-                                            "the streaming read failed", failure.get());
-                                }
-                                return applied.equals(paimonState());
-                            },
+                            () -> follower.state().equals(paimonState()),
                             "the streaming read's changelog applied equals Paimon's read");
                 } catch (Exception | AssertionError e) {
                     throw new AssertionError(
                             String.format(
                                     "Seed %d failed after step %d. Read %s, Paimon %s. Steps: %s",
-                                    seed, i + 1, new TreeMap<>(applied), paimonState(), steps),
+                                    seed,
+                                    i + 1,
+                                    new TreeMap<>(follower.heldRows()),
+                                    paimonState(),
+                                    steps),
                             e);
                 }
             }
         } finally {
-            read.getJobClient().orElseThrow().cancel().get();
+            follower.close();
         }
         System.out.printf(
                 "Table life followed, seed %d: %d steps, the streaming read equals Paimon's: %s%n",
@@ -252,10 +226,11 @@ class TableLifeRandomizedITCase {
     }
 
     /** Paimon's read of the table, keyed as the streaming read's state. */
-    private Map<String, String> paimonState() {
-        Map<String, String> state = new HashMap<>();
+    /** Paimon's read of the table, keyed and rendered as {@link ChangelogFollower} holds rows. */
+    private Map<Object, String> paimonState() {
+        Map<Object, String> state = new HashMap<>();
         for (Row row : collect(batch, "SELECT dt, id, v FROM paimon." + table)) {
-            state.put(row.getField(0) + "|" + row.getField(1), String.valueOf(row.getField(2)));
+            state.put(row.getField(0) + "|" + row.getField(1), row.toString());
         }
         return state;
     }

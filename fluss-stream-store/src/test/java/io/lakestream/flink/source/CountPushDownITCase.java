@@ -24,7 +24,7 @@ import io.lakestream.flink.source.SourceTestTables.Kind;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.store.fluss.testutils.Await;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 

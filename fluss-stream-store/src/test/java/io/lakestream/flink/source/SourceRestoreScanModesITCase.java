@@ -20,7 +20,7 @@ package io.lakestream.flink.source;
 
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.source.SourceTestTables.Kind;
-import io.lakestream.store.fluss.testutils.Await;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 

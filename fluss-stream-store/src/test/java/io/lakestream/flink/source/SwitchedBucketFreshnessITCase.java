@@ -22,7 +22,7 @@ import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.SourceTestTables.Kind;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
-import io.lakestream.store.fluss.testutils.Await;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 

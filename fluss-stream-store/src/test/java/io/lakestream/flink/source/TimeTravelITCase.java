@@ -21,7 +21,7 @@ package io.lakestream.flink.source;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.source.SourceTestTables.Kind;
 import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.store.fluss.testutils.Await;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 

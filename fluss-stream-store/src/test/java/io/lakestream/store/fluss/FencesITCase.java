@@ -30,6 +30,7 @@ import io.lakestream.flink.store.StreamSubscription;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.bucket.DefaultBucketFunction;
@@ -308,11 +309,9 @@ class FencesITCase {
                     .isLessThan(Duration.ofMillis(100));
             recorder.record(range);
             List<AbortedRange> polled = new ArrayList<>();
-            long deadline = System.currentTimeMillis() + 30_000;
-            while (polled.isEmpty() && System.currentTimeMillis() < deadline) {
-                polled.addAll(open.pollNew());
-                Thread.sleep(10);
-            }
+            Await.until(
+                    () -> polled.addAll(open.pollNew()) || !polled.isEmpty(),
+                    "the open fence log delivers the recorded fence");
             assertThat(polled).containsExactly(range);
             assertThat(open.pollNew()).isEmpty();
             assertThat(open.readNew()).isEmpty();

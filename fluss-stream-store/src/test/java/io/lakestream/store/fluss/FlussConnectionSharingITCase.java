@@ -23,7 +23,7 @@ import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.store.fluss.testutils.Await;
+import io.lakestream.flink.testutils.Await;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Identifier;
@@ -61,10 +61,16 @@ class FlussConnectionSharingITCase {
                     Collections.emptyList(),
                     2);
 
-    /** The shared cluster's options, with a client id of this test's own: a key of its own. */
+    /**
+     * The shared cluster's options, with a client id of this test's own: a key of its own. The id
+     * names the idle timeout too, so that a connection that tests with a timeout of a minute leave
+     * open is not handed to the tests that wait for their 200 ms connection to close.
+     */
     private static Map<String, String> options(String idleTimeout) {
         Map<String, String> options = SharedFlussCluster.lakeStreamOptions();
-        options.put(LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id", "sharing-it");
+        options.put(
+                LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id",
+                "sharing-it-" + idleTimeout.replace(" ", ""));
         options.put(LakeStreamOptions.STORE_CONNECTION_IDLE_TIMEOUT.key(), idleTimeout);
         return options;
     }

@@ -21,6 +21,7 @@ package io.lakestream.store.fluss.testutils;
 import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.flink.testutils.Await;
 
 import org.apache.fluss.server.testutils.FlussClusterExtension;
 

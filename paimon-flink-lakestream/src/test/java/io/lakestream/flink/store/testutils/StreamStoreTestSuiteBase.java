@@ -32,6 +32,7 @@ import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.store.StreamWriter;
 import io.lakestream.flink.store.WriterLeaseEntry;
 import io.lakestream.flink.store.WriterLeaseLog;
+import io.lakestream.flink.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
@@ -68,8 +69,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 public abstract class StreamStoreTestSuiteBase {
 
-    /** How long a read waits for records a flushed writer reported. */
-    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+    /** How long one poll of a reader waits for records. */
+    private static final Duration POLL = Duration.ofMillis(100);
 
     private static final StreamTableOwner OWNER =
             new StreamTableOwner("file:/warehouse/suite.db/owned", "creation 1");
@@ -91,7 +92,7 @@ public abstract class StreamStoreTestSuiteBase {
     // ---------------------------------------------------------------------------------------
 
     @Test
-    void provisioningTwiceKeepsTheTableAndGetServesIt() {
+    void provisioningTwiceKeepsTheTableAndGetServesIt() throws Exception {
         StreamTable first = store().provision(appendSpec("twice", OWNER));
         StreamTable second = store().provision(appendSpec("twice", OWNER));
         assertThat(second).isEqualTo(first);
@@ -99,14 +100,14 @@ public abstract class StreamStoreTestSuiteBase {
     }
 
     @Test
-    void aMissingStreamTableIsNamed() {
+    void aMissingStreamTableIsNamed() throws Exception {
         assertThatThrownBy(() -> store().get(appendSpec("never_provisioned", OWNER)))
                 .isInstanceOf(StreamStoreException.class)
                 .hasMessageContaining(database() + ".never_provisioned");
     }
 
     @Test
-    void anotherOwnersStreamTableIsNeitherServedNorDropped() {
+    void anotherOwnersStreamTableIsNeitherServedNorDropped() throws Exception {
         StreamTable table = store().provision(appendSpec("owned", OWNER));
         assertThatThrownBy(() -> store().provision(appendSpec("owned", OTHER_OWNER)))
                 .isInstanceOf(StreamStoreException.class)
@@ -128,7 +129,7 @@ public abstract class StreamStoreTestSuiteBase {
     }
 
     @Test
-    void aTableDroppedAndProvisionedAgainRefusesOldHandles() {
+    void aTableDroppedAndProvisionedAgainRefusesOldHandles() throws Exception {
         StreamTable old = store().provision(appendSpec("recreated", OWNER));
         assertThat(store().drop(old.spec().identifier(), OWNER)).isTrue();
         StreamTable recreated = store().provision(appendSpec("recreated", OWNER));
@@ -146,7 +147,7 @@ public abstract class StreamStoreTestSuiteBase {
     // ---------------------------------------------------------------------------------------
 
     @Test
-    void rowKindsOfAPrimaryKeyTableComeBackInOrderAtContiguousOffsets() {
+    void rowKindsOfAPrimaryKeyTableComeBackInOrderAtContiguousOffsets() throws Exception {
         StreamTable table = store().provision(primaryKeySpec("kinds", 1));
         PartitionBucket pb = new PartitionBucket(BinaryRow.EMPTY_ROW, 0);
         List<RowKind> kinds =
@@ -176,7 +177,7 @@ public abstract class StreamStoreTestSuiteBase {
     }
 
     @Test
-    void anAppendTableTakesInsertsAndUpdatesOnlyAndNamesTheTable() {
+    void anAppendTableTakesInsertsAndUpdatesOnlyAndNamesTheTable() throws Exception {
         StreamTable table = store().provision(appendSpec("inserts_only", OWNER));
         PartitionBucket pb = new PartitionBucket(partition("a"), 0);
         try (StreamWriter writer = store().createWriter(table)) {
@@ -189,7 +190,7 @@ public abstract class StreamStoreTestSuiteBase {
     }
 
     @Test
-    void flushReportsTheEndOffsetOfEveryPartitionBucketWrittenSince() {
+    void flushReportsTheEndOffsetOfEveryPartitionBucketWrittenSince() throws Exception {
         StreamTable table = store().provision(appendSpec("flushes", OWNER));
         PartitionBucket a0 = new PartitionBucket(partition("a"), 0);
         PartitionBucket a1 = new PartitionBucket(partition("a"), 1);
@@ -210,7 +211,7 @@ public abstract class StreamStoreTestSuiteBase {
     }
 
     @Test
-    void aReadFromAnOffsetStopsBeforeItsStopOffsetAndSaysSo() {
+    void aReadFromAnOffsetStopsBeforeItsStopOffsetAndSaysSo() throws Exception {
         StreamTable table = store().provision(appendSpec("ranges", OWNER));
         PartitionBucket pb = new PartitionBucket(partition("a"), 1);
         try (StreamWriter writer = store().createWriter(table)) {
@@ -234,17 +235,19 @@ public abstract class StreamStoreTestSuiteBase {
             write(writer, pb, "a", 3);
             writer.flush();
             List<Long> offsets = new ArrayList<>();
-            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-            while (offsets.size() < 4 && System.nanoTime() < deadline) {
-                reader.poll(Duration.ofMillis(100)).forEach(r -> offsets.add(r.offset()));
-            }
+            Await.until(
+                    () -> {
+                        reader.poll(POLL).forEach(r -> offsets.add(r.offset()));
+                        return offsets.size() >= 4;
+                    },
+                    "the unbounded read returns offsets 1 to 4");
             assertThat(offsets).containsExactly(1L, 2L, 3L, 4L);
             assertThat(reader.finished()).isEmpty();
         }
     }
 
     @Test
-    void aStartOffsetPastTheEndIsRefusedNamingTheTable() {
+    void aStartOffsetPastTheEndIsRefusedNamingTheTable() throws Exception {
         StreamTable table = store().provision(appendSpec("out_of_range", OWNER));
         PartitionBucket pb = new PartitionBucket(partition("a"), 0);
         try (StreamWriter writer = store().createWriter(table)) {
@@ -264,7 +267,7 @@ public abstract class StreamStoreTestSuiteBase {
     // ---------------------------------------------------------------------------------------
 
     @Test
-    void partitionsAreListedAndADroppedOneStartsAgainAtOffsetZero() {
+    void partitionsAreListedAndADroppedOneStartsAgainAtOffsetZero() throws Exception {
         StreamTable table = store().provision(appendSpec("listed_partitions", OWNER));
         PartitionBucket a = new PartitionBucket(partition("a"), 0);
         PartitionBucket b = new PartitionBucket(partition("b"), 0);
@@ -297,7 +300,7 @@ public abstract class StreamStoreTestSuiteBase {
     // ---------------------------------------------------------------------------------------
 
     @Test
-    void fencesRecordedByOneLogAreReadByAnotherAndSkippedByAFencedReader() {
+    void fencesRecordedByOneLogAreReadByAnotherAndSkippedByAFencedReader() throws Exception {
         StreamTable table = store().provision(appendSpec("fenced", OWNER));
         PartitionBucket pb = new PartitionBucket(partition("a"), 0);
         try (StreamWriter writer = store().createWriter(table)) {
@@ -317,19 +320,19 @@ public abstract class StreamStoreTestSuiteBase {
                 new FencedStreamReader(store().createReader(table), store().openFenceLog(table))) {
             reader.subscribe(pb, 0, 6);
             List<Long> offsets = new ArrayList<>();
-            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-            Set<PartitionBucket> finished = new HashSet<>();
-            while (finished.isEmpty() && System.nanoTime() < deadline) {
-                reader.poll(Duration.ofMillis(100)).forEach(r -> offsets.add(r.offset()));
-                finished.addAll(reader.finished());
-            }
+            Await.until(
+                    () -> {
+                        reader.poll(POLL).forEach(r -> offsets.add(r.offset()));
+                        return !reader.finished().isEmpty();
+                    },
+                    "the fenced read reaches its stop offset");
             assertThat(offsets).containsExactly(0L, 1L, 4L);
             assertThat(reader.skippedRecords()).isEqualTo(3);
         }
     }
 
     @Test
-    void writerLeasesAreReadInTheOrderTheyWereAppended() {
+    void writerLeasesAreReadInTheOrderTheyWereAppended() throws Exception {
         StreamTable table = store().provision(appendSpec("leased", OWNER));
         try (WriterLeaseLog writing = store().openWriterLeaseLog(table);
                 WriterLeaseLog reading = store().openWriterLeaseLog(table)) {
@@ -350,7 +353,7 @@ public abstract class StreamStoreTestSuiteBase {
     // ---------------------------------------------------------------------------------------
 
     @Test
-    void anAddedFieldIsNullInOlderRecordsAndLeftOutByOlderReaders() {
+    void anAddedFieldIsNullInOlderRecordsAndLeftOutByOlderReaders() throws Exception {
         StreamTableSpec before = primaryKeySpec("evolved", 2);
         List<DataField> fields = new ArrayList<>(before.rowType().getFields());
         fields.add(new DataField(2, "added", DataTypes.BIGINT()));
@@ -377,7 +380,7 @@ public abstract class StreamStoreTestSuiteBase {
     }
 
     @Test
-    void aChangeOfKeysOrBucketsIsRefusedNamingTheTable() {
+    void aChangeOfKeysOrBucketsIsRefusedNamingTheTable() throws Exception {
         StreamTableSpec spec = primaryKeySpec("keys", 2);
         StreamTableSpec moreBuckets =
                 new StreamTableSpec(
@@ -463,30 +466,33 @@ public abstract class StreamStoreTestSuiteBase {
 
     /** Reads each partition-bucket from its start to its stop offset, failing after a minute. */
     private List<StreamRecord> readAll(
-            StreamTable table,
-            Map<PartitionBucket, Long> starts,
-            Map<PartitionBucket, Long> stops) {
+            StreamTable table, Map<PartitionBucket, Long> starts, Map<PartitionBucket, Long> stops)
+            throws Exception {
         List<StreamRecord> records = new ArrayList<>();
         try (StreamReader reader = store().createReader(table)) {
             starts.forEach((pb, start) -> reader.subscribe(pb, start, stops.get(pb)));
             Set<PartitionBucket> finished = new HashSet<>();
-            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-            while (finished.size() < starts.size() && System.nanoTime() < deadline) {
-                records.addAll(reader.poll(Duration.ofMillis(100)));
-                finished.addAll(reader.finished());
-            }
-            assertThat(finished).as("partition-buckets read to their stop").hasSize(starts.size());
+            Await.until(
+                    () -> {
+                        records.addAll(reader.poll(POLL));
+                        finished.addAll(reader.finished());
+                        return finished.size() == starts.size();
+                    },
+                    "every partition-bucket of " + starts.keySet() + " is read to its stop");
         }
         return records;
     }
 
-    private static List<PartitionBucket> pollFinished(StreamReader reader) {
+    /** Polls {@code reader}, which must return no record, until a partition-bucket finishes. */
+    private static List<PartitionBucket> pollFinished(StreamReader reader) throws Exception {
         List<PartitionBucket> finished = new ArrayList<>(reader.finished());
-        long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-        while (finished.isEmpty() && System.nanoTime() < deadline) {
-            assertThat(reader.poll(Duration.ofMillis(100))).isEmpty();
-            finished.addAll(reader.finished());
-        }
+        Await.until(
+                () -> {
+                    assertThat(reader.poll(POLL)).isEmpty();
+                    finished.addAll(reader.finished());
+                    return !finished.isEmpty();
+                },
+                "a partition-bucket finishes");
         return finished;
     }
 
