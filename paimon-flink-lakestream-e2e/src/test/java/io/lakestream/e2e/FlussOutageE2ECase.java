@@ -201,19 +201,7 @@ class FlussOutageE2ECase {
 
             // a commit after the outage: what the read-committed reader may deliver
             long eventsCopied = copiedRows(events);
-            awaitFullyRunning(jobId, restart);
-            try {
-                long committed = flink.checkpoint(jobId, RECOVERY_TIMEOUT);
-                scenario.log(
-                        "RECOVERY Fluss cluster: checkpoint %d of the writing job completed %d ms "
-                                + "after the start of the cluster began",
-                        committed, millisSince(restart));
-            } catch (IllegalStateException e) {
-                scenario.log(
-                        "RECOVERY Fluss cluster: the first checkpoint of the writing job after the "
-                                + "outage failed %d ms after the start of the cluster began: %s",
-                        millisSince(restart), e.getMessage());
-            }
+            checkpointAfterOutage(jobId, restart);
             long committedDelivered = awaitCopiedRowsAbove(eventsCopied, restart, events);
             scenario.log(
                     "RECOVERY Fluss cluster: the read-committed reader job %s delivered new rows "
@@ -291,6 +279,41 @@ class FlussOutageE2ECase {
                         "the error of a union read while the store is down, as the SQL client printed it")
                 .contains("Table " + DATABASE + "." + table)
                 .contains("Fluss cluster at " + fluss.bootstrapServers());
+    }
+
+    /**
+     * Checkpoints the writing job, once it runs with all its tasks, until a checkpoint completes: a
+     * flush that timed out during the outage fails the job over after the cluster is back, and a
+     * checkpoint taken while it recovers fails. Fails when none completes within twice the recovery
+     * timeout.
+     */
+    private static void checkpointAfterOutage(String jobId, long restart) throws Exception {
+        long deadline = System.nanoTime() + 2 * RECOVERY_TIMEOUT.toNanos();
+        for (int attempt = 1; ; attempt++) {
+            awaitFullyRunning(jobId, restart);
+            try {
+                long committed = flink.checkpoint(jobId, RECOVERY_TIMEOUT);
+                scenario.log(
+                        "RECOVERY Fluss cluster: checkpoint %d of the writing job completed %d ms "
+                                + "after the start of the cluster began (attempt %d)",
+                        committed, millisSince(restart), attempt);
+                return;
+            } catch (IllegalStateException e) {
+                scenario.log(
+                        "RECOVERY Fluss cluster: checkpoint attempt %d of the writing job after "
+                                + "the outage failed %d ms after the start of the cluster began: "
+                                + "%s",
+                        attempt, millisSince(restart), e.getMessage());
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError(
+                            String.format(
+                                    "No checkpoint of writing job %s completed within %s after "
+                                            + "the Fluss cluster was started again",
+                                    jobId, RECOVERY_TIMEOUT.multipliedBy(2)),
+                            e);
+                }
+            }
+        }
     }
 
     /**
