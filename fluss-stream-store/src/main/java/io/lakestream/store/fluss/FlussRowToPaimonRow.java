@@ -134,9 +134,11 @@ final class FlussRowToPaimonRow {
         List<DataField> readFields = mapping.spec().rowType().getFields();
         for (int i = 0; i < bySchema.length; i++) {
             DataField readField = readFields.get(i);
-            DataField writtenField = fieldById(written.get(), readField.id());
-            if (writtenField == null
-                    || writtenField.type().equalsIgnoreNullable(readField.type())
+            if (!written.get().containsField(readField.id())) {
+                continue;
+            }
+            DataField writtenField = written.get().getField(readField.id());
+            if (writtenField.type().equalsIgnoreNullable(readField.type())
                     || !FlussColumnMapping.sameType(
                             flussColumnTypes.get(i),
                             FlussTypes.toFluss(mapping.spec(), writtenField))) {
@@ -149,15 +151,6 @@ final class FlussRowToPaimonRow {
                             readField.type());
         }
         return bySchema;
-    }
-
-    private static DataField fieldById(org.apache.paimon.types.RowType rowType, int id) {
-        for (DataField field : rowType.getFields()) {
-            if (field.id() == id) {
-                return field;
-            }
-        }
-        return null;
     }
 
     /**
