@@ -21,6 +21,7 @@ package io.lakestream.flink;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -107,6 +108,24 @@ public final class LakeStreamOptions {
                                     + "means the Paimon database name. Changing it while tables "
                                     + "are enabled points them at other stream tables: disable "
                                     + "them first. As a table option it is ignored.");
+
+    /**
+     * Read by the {@code memory} store from its client options ({@code lake-stream.memory.*}), as
+     * the Fluss store reads {@code lake-stream.fluss.*}.
+     */
+    public static final ConfigOption<MemorySize> MEMORY_MAX_BYTES =
+            ConfigOptions.key("lake-stream.memory.max-bytes")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("256 mb"))
+                    .withDescription(
+                            "Catalog or job option of the 'memory' stream store: how many bytes of "
+                                    + "records the stream tables of this process may hold. A "
+                                    + "write that would pass it waits until commits free records "
+                                    + "(back-pressure) and fails after "
+                                    + "'lake-stream.store.write-timeout', naming this option; "
+                                    + "records are never dropped. Records are freed once a "
+                                    + "snapshot commits them and no reader of the process still "
+                                    + "reads them.");
 
     public static final ConfigOption<Duration> SINK_WRITER_LEASE_TIMEOUT =
             ConfigOptions.key("lake-stream.sink.writer-lease-timeout")

@@ -21,6 +21,7 @@ package io.lakestream.flink.sink;
 import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.offsets.OffsetsCleaner;
 import io.lakestream.flink.offsets.SnapshotOffsets;
+import io.lakestream.flink.offsets.StreamOffsets;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.flink.sink.Committable;
@@ -98,6 +99,7 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     private final Consumer<List<AbortedRange>> fence;
     private final SnapshotOffsetsAssigner offsets;
     @Nullable private final StreamPartitionDrops partitionDrops;
+    @Nullable private final Consumer<StreamOffsets> committedOffsets;
 
     /** Whether this attempt combined committables, which restored ones never are. */
     private boolean combinedAny;
@@ -130,6 +132,24 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             Runnable releaseLease,
             Consumer<List<AbortedRange>> fence,
             @Nullable StreamPartitionDrops partitionDrops) {
+        this(table, paimon, commitUser, releaseLease, fence, partitionDrops, null);
+    }
+
+    /**
+     * @param committedOffsets told the offsets of the table's latest snapshot after each commit,
+     *     for a store that frees what Paimon holds ({@link
+     *     io.lakestream.flink.store.StreamStore#advanceCommittedOffsets}); null when the store
+     *     needs no such word
+     */
+    LakeStreamCommitter(
+            FileStoreTable table,
+            StoreCommitter paimon,
+            String commitUser,
+            Runnable releaseLease,
+            Consumer<List<AbortedRange>> fence,
+            @Nullable StreamPartitionDrops partitionDrops,
+            @Nullable Consumer<StreamOffsets> committedOffsets) {
+        this.committedOffsets = committedOffsets;
         this.table = table;
         this.paimon = paimon;
         this.commitUser = commitUser;
@@ -262,6 +282,18 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
 
     private void afterCommit(long latestBefore) {
         SnapshotOffsets.anchorSnapshotsAfter(table, latestBefore);
+        if (committedOffsets != null && latestSnapshotId() != latestBefore) {
+            try {
+                SnapshotOffsets.ofLatestSnapshot(table).ifPresent(committedOffsets);
+            } catch (RuntimeException e) {
+                // a hint: the store frees the records at the next commit
+                LOG.warn(
+                        "Cannot tell the stream store of table {} what its latest snapshot "
+                                + "committed.",
+                        table.fullName(),
+                        e);
+            }
+        }
         long now = System.currentTimeMillis();
         if (now - lastCleanupMillis < CLEANUP_INTERVAL_MILLIS) {
             return;

@@ -19,6 +19,7 @@
 package io.lakestream.flink.sink;
 
 import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.store.FenceLog;
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
@@ -42,6 +43,7 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import javax.annotation.Nullable;
 
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Paimon's fixed-bucket sink topology (writers shuffled by bucket, one global committer) with the
@@ -121,6 +123,30 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
                                                 LakeStreamFixedBucketSink.class.getClassLoader()),
                                 Configuration.fromMap(storeOptions)
                                         .get(LakeStreamOptions.SINK_PARTITION_DROP_DELAY),
-                                System::currentTimeMillis));
+                                System::currentTimeMillis),
+                        committedOffsetsListener(streamTable, storeOptions));
+    }
+
+    /**
+     * What tells a process-local store (which frees the records Paimon holds) the offsets of each
+     * new snapshot; null for a store that keeps records by its own retention.
+     */
+    @Nullable
+    private static Consumer<StreamOffsets> committedOffsetsListener(
+            StreamTable streamTable, Map<String, String> storeOptions) {
+        try (StreamStore store =
+                StreamStoreLoader.create(
+                        storeOptions, LakeStreamFixedBucketSink.class.getClassLoader())) {
+            if (!store.isProcessLocal()) {
+                return null;
+            }
+        }
+        return offsets -> {
+            try (StreamStore store =
+                    StreamStoreLoader.create(
+                            storeOptions, LakeStreamFixedBucketSink.class.getClassLoader())) {
+                store.advanceCommittedOffsets(streamTable, offsets.asMap());
+            }
+        };
     }
 }

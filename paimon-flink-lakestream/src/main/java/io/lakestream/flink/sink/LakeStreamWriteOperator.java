@@ -66,8 +66,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Paimon's write operator for a fixed-bucket table that also writes every record to the stream
@@ -205,7 +208,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
             Map<PartitionBucket, Long> fencedFrom) {
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        List<PartitionBucket> owned = new ArrayList<>();
+        Set<PartitionBucket> owned = new LinkedHashSet<>();
         for (BinaryRow partition : store.listPartitions(streamTable)) {
             for (int bucket = 0; bucket < streamTable.spec().numBuckets(); bucket++) {
                 if (ChannelComputer.select(partition, bucket, parallelism) == subtask) {
@@ -213,13 +216,29 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                 }
             }
         }
+        StreamOffsets tiered =
+                SnapshotOffsets.ofLatestSnapshot(table).orElse(StreamOffsets.empty());
+        if (store.isProcessLocal()) {
+            // the store's logs started empty with this process: the partition-buckets to continue
+            // are those the job's state and the table's snapshots know, not the store's
+            Set<PartitionBucket> known = new HashSet<>(restoredEndOffsets.keySet());
+            known.addAll(tiered.asMap().keySet());
+            for (PartitionBucket pb : known) {
+                if (pb.bucket() < streamTable.spec().numBuckets()
+                        && ChannelComputer.select(pb.partition(), pb.bucket(), parallelism)
+                                == subtask) {
+                    owned.add(pb);
+                }
+            }
+        }
         if (owned.isEmpty()) {
             return new HashMap<>();
         }
-        StreamOffsets tiered =
-                SnapshotOffsets.ofLatestSnapshot(table).orElse(StreamOffsets.empty());
         Map<PartitionBucket, Long> ends =
                 new HashMap<>(store.listOffsets(streamTable, owned, OffsetPosition.LATEST));
+        if (store.isProcessLocal()) {
+            continueLogs(owned, ends, tiered);
+        }
         List<AbortedRange> toFence = new ArrayList<>();
         for (PartitionBucket pb : owned) {
             long end = ends.get(pb);
@@ -254,6 +273,35 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
             }
         }
         return ends;
+    }
+
+    /**
+     * Tells each log of a process-local store that ends below the offset this attempt writes from
+     * to continue there (see {@link StreamWriter#continueAt}), and updates {@code ends} to the
+     * store's ends after that.
+     */
+    private void continueLogs(
+            Set<PartitionBucket> owned, Map<PartitionBucket, Long> ends, StreamOffsets tiered) {
+        List<PartitionBucket> continued = new ArrayList<>();
+        for (PartitionBucket pb : owned) {
+            // not FenceBase's rule for a log that is shorter than the restored offset (a dropped
+            // and recreated partition): a log of this process is short because it is new, and
+            // the restored committer may commit the restored offsets after this attempt started
+            Long restored = restoredEndOffsets.get(pb);
+            long base = Math.max(restored == null ? 0L : restored, tiered.offsetOr(pb, 0L));
+            if (ends.get(pb) < base) {
+                writer.continueAt(pb, base);
+                continued.add(pb);
+            }
+        }
+        if (!continued.isEmpty()) {
+            ends.putAll(store.listOffsets(streamTable, continued, OffsetPosition.LATEST));
+            LOG.info(
+                    "Continued {} logs of table {} in this process's stream store at the offsets "
+                            + "that Paimon's snapshots and the job's state hold.",
+                    continued.size(),
+                    streamTable.spec());
+        }
     }
 
     @Override

@@ -150,6 +150,26 @@ public interface StreamStore extends AutoCloseable {
             Collection<PartitionBucket> partitionBuckets,
             OffsetPosition position);
 
+    /**
+     * Whether the store keeps its logs in the writer's process only (the {@code memory} store), so
+     * that a log of a new process is empty although Paimon's snapshots committed records of it. A
+     * starting writer then tells each log it owns where it continues ({@link
+     * StreamWriter#continueAt}) instead of judging the store's end offsets lost. False by default:
+     * a store whose logs outlive every process, as Fluss's do.
+     */
+    default boolean isProcessLocal() {
+        return false;
+    }
+
+    /**
+     * Tells the store that a Paimon snapshot committed each of {@code committed}'s
+     * partition-buckets up to its offset (exclusive), so that it may free what it holds below
+     * (Paimon C++'s {@code AdvanceCommittedOffset}). A hint, called after every commit of the job's
+     * committer; a store that keeps its records by its own retention, as Fluss does, ignores it,
+     * which is what this default does.
+     */
+    default void advanceCommittedOffsets(StreamTable table, Map<PartitionBucket, Long> committed) {}
+
     @Override
     void close();
 }

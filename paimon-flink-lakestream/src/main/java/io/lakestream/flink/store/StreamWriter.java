@@ -67,6 +67,15 @@ public interface StreamWriter extends AutoCloseable {
      */
     Map<PartitionBucket, Long> flush();
 
+    /**
+     * Called by a starting writer of a {@link StreamStore#isProcessLocal() process-local} store for
+     * every partition-bucket it owns, before it writes: the partition-bucket's records below {@code
+     * offset} are in Paimon's snapshots (or about to be, by the restored committer), and its log
+     * continues there if this process has not written it yet. Stores whose logs outlive the process
+     * never receive it; this default does nothing.
+     */
+    default void continueAt(PartitionBucket partitionBucket, long offset) {}
+
     @Override
     void close();
 }

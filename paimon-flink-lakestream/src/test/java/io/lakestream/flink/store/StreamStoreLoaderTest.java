@@ -55,7 +55,7 @@ class StreamStoreLoaderTest {
                 .isInstanceOf(StreamStoreException.class)
                 .hasMessageContaining("'no-such-store'")
                 .hasMessageContaining("'lake-stream.store'")
-                .hasMessageContaining("Known stores: [recording]");
+                .hasMessageContaining("Known stores: [memory, recording]");
     }
 
     @Test
