@@ -28,10 +28,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Runs every pair of the side-by-side benchmark in one process: an in-process Fluss cluster, one
- * Flink MiniCluster and a local warehouse shared by lake-stream mode and Paimon alone, several
- * rounds each; then prints a table (median and min-max spread per figure, with cores, JVM and
- * versions) and writes it as JSON to {@code -Dbench.output}.
+ * Runs every pair of the side-by-side benchmark in one process: an in-process Fluss cluster (or,
+ * with {@code -Dbench.store=memory}, the process-local memory store), one Flink MiniCluster and a
+ * local warehouse shared by lake-stream mode and Paimon alone, several rounds each; then prints a
+ * table (median and min-max spread per figure, with cores, JVM and versions) and writes it as JSON
+ * to {@code -Dbench.output}.
  */
 public final class BenchmarkRunner {
 
@@ -52,9 +53,18 @@ public final class BenchmarkRunner {
         int exitCode = 0;
         Results results = new Results();
         Path warehouse = Files.createTempDirectory("lake-stream-benchmark-warehouse");
-        try (LocalFlussCluster fluss = LocalFlussCluster.start();
+        // -Dbench.store=memory: lake-stream mode on the process-local store, no Fluss cluster
+        boolean memory = System.getProperty("bench.store", "fluss").trim().equals("memory");
+        try (LocalFlussCluster fluss = memory ? null : LocalFlussCluster.start();
                 LocalFlinkCluster flink = LocalFlinkCluster.start()) {
-            Sessions sessions = new Sessions(warehouse, fluss.bootstrapServers());
+            Sessions sessions =
+                    new Sessions(
+                            warehouse,
+                            memory
+                                    ? "'lake-stream.store' = 'memory'"
+                                    : "'lake-stream.fluss.bootstrap.servers' = '"
+                                            + fluss.bootstrapServers()
+                                            + "'");
             for (Scenario scenario : scenarios) {
                 if (sizes.runs(scenario.name())) {
                     scenario.run(sessions, sizes, results);

@@ -126,6 +126,7 @@ public final class BenchmarkSizes {
         map.put("freshness.seconds", freshnessSeconds);
         map.put("checkpoint-seconds", checkpointSeconds);
         map.put("lake-options", lakeOptions);
+        map.put("store", property("bench.store", "fluss"));
         return map;
     }
 

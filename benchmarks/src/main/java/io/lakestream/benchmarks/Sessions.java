@@ -32,8 +32,9 @@ import java.time.Duration;
 
 /**
  * Table environments on the run's MiniCluster, each with two catalogs over one warehouse: {@code
- * lake} of type {@code paimon-lakestream} on the run's Fluss cluster, and {@code paimon}, Paimon's
- * own catalog, for Paimon alone. Both sides go through SQL only, as a user would.
+ * lake} of type {@code paimon-lakestream} on the run's stream store (the run's Fluss cluster, or
+ * the process-local memory store), and {@code paimon}, Paimon's own catalog, for Paimon alone. Both
+ * sides go through SQL only, as a user would.
  */
 final class Sessions {
 
@@ -44,11 +45,13 @@ final class Sessions {
     static final String DATABASE = "bench";
 
     private final Path warehouse;
-    private final String bootstrapServers;
 
-    Sessions(Path warehouse, String bootstrapServers) {
+    /** The store's options as SQL option pairs. */
+    private final String storeOptions;
+
+    Sessions(Path warehouse, String storeOptions) {
         this.warehouse = warehouse;
-        this.bootstrapServers = bootstrapServers;
+        this.storeOptions = storeOptions;
     }
 
     Path warehouse() {
@@ -88,9 +91,8 @@ final class Sessions {
         tEnv.executeSql(
                 String.format(
                         "CREATE CATALOG lake WITH ('type' = 'paimon-lakestream', "
-                                + "'warehouse' = '%s', "
-                                + "'lake-stream.fluss.bootstrap.servers' = '%s')",
-                        warehouse.toUri(), bootstrapServers));
+                                + "'warehouse' = '%s', %s)",
+                        warehouse.toUri(), storeOptions));
         tEnv.executeSql(
                 String.format(
                         "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '%s')",

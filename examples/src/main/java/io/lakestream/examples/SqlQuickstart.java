@@ -57,8 +57,10 @@ import java.util.Objects;
  * examples exec:exec}. It needs nothing but a JDK. Options ({@code -D} on the second command):
  * {@code quickstart.seconds} (how long the INSERT runs, default 70), {@code
  * quickstart.checkpoint-seconds} (default 30), {@code quickstart.rate} (rows per second, default
- * 10), {@code quickstart.fluss} (host:port of an existing Fluss cluster instead of a local one) and
- * {@code quickstart.warehouse} (an existing warehouse URI instead of a temporary one).
+ * 10), {@code quickstart.store} ({@code fluss}, the default, or {@code memory}: the process-local
+ * store, which needs no Fluss cluster), {@code quickstart.fluss} (host:port of an existing Fluss
+ * cluster instead of a local one) and {@code quickstart.warehouse} (an existing warehouse URI
+ * instead of a temporary one).
  */
 public final class SqlQuickstart {
 
@@ -82,6 +84,9 @@ public final class SqlQuickstart {
         int checkpointSeconds = 30;
         int rate = 10;
 
+        /** The stream store: {@code fluss} or {@code memory}. */
+        String store = "fluss";
+
         /** An existing Fluss cluster's bootstrap servers, or null to start a local one. */
         String fluss;
 
@@ -97,6 +102,11 @@ public final class SqlQuickstart {
             settings.checkpointSeconds =
                     Integer.getInteger("quickstart.checkpoint-seconds", settings.checkpointSeconds);
             settings.rate = Integer.getInteger("quickstart.rate", settings.rate);
+            settings.store = System.getProperty("quickstart.store", settings.store).trim();
+            if (!settings.store.equals("fluss") && !settings.store.equals("memory")) {
+                throw new IllegalArgumentException(
+                        "quickstart.store is 'fluss' or 'memory', not '" + settings.store + "'.");
+            }
             settings.fluss = blankToNull(System.getProperty("quickstart.fluss"));
             settings.warehouse = blankToNull(System.getProperty("quickstart.warehouse"));
             return settings;
@@ -151,17 +161,25 @@ public final class SqlQuickstart {
     static Figures run(Settings settings, PrintStream out, Cleanup cleanup) throws Exception {
         long start = System.nanoTime();
         out.println("Lake-stream quickstart: Flink SQL, lake-stream mode beside Paimon alone");
-        String bootstrapServers = settings.fluss;
-        if (bootstrapServers == null) {
+        String storeOptions;
+        if (settings.store.equals("memory")) {
             out.println(
-                    "-> Starting a local Fluss cluster (ZooKeeper, a coordinator, a tablet"
-                            + " server) in this JVM...");
-            LocalFlussCluster fluss = LocalFlussCluster.start();
-            cleanup.add("the local Fluss cluster", fluss::close);
-            bootstrapServers = fluss.bootstrapServers();
-            out.printf("   started at %s in %.1f s%n", bootstrapServers, seconds(start));
+                    "-> The stream store: memory, in this JVM beside the jobs (no Fluss cluster)");
+            storeOptions = "'lake-stream.store' = 'memory'";
         } else {
-            out.println("-> Using the Fluss cluster at " + bootstrapServers);
+            String bootstrapServers = settings.fluss;
+            if (bootstrapServers == null) {
+                out.println(
+                        "-> Starting a local Fluss cluster (ZooKeeper, a coordinator, a tablet"
+                                + " server) in this JVM...");
+                LocalFlussCluster fluss = LocalFlussCluster.start();
+                cleanup.add("the local Fluss cluster", fluss::close);
+                bootstrapServers = fluss.bootstrapServers();
+                out.printf("   started at %s in %.1f s%n", bootstrapServers, seconds(start));
+            } else {
+                out.println("-> Using the Fluss cluster at " + bootstrapServers);
+            }
+            storeOptions = "'lake-stream.fluss.bootstrap.servers' = '" + bootstrapServers + "'";
         }
         String warehouse = settings.warehouse;
         String database = "shop";
@@ -177,7 +195,7 @@ public final class SqlQuickstart {
         String table = database + ".orders";
 
         Duration interval = Duration.ofSeconds(settings.checkpointSeconds);
-        StreamTableEnvironment ddl = tableEnv(bootstrapServers, warehouse, null, true);
+        StreamTableEnvironment ddl = tableEnv(storeOptions, warehouse, null, true);
         sql(out, ddl, "CREATE DATABASE " + database);
         sql(
                 out,
@@ -194,10 +212,10 @@ public final class SqlQuickstart {
                         + " VALUES (1, 10.0, NOW()), (2, 20.0, NOW()), (3, 30.0, NOW())");
         out.println("-> A Paimon table with three committed rows of history.");
         sql(out, ddl, "ALTER TABLE " + table + " SET ('lake-stream.enabled' = 'true')");
-        if (settings.fluss != null) {
+        if (settings.store.equals("fluss") && settings.fluss != null) {
             // the stream table lives in the user's cluster: drop it at the end
             String warehouseUri = warehouse;
-            String servers = bootstrapServers;
+            String servers = storeOptions;
             cleanup.add(
                     "the stream table in Fluss",
                     () ->
@@ -225,21 +243,18 @@ public final class SqlQuickstart {
                         + FIRST_NEW_ID;
         out.println("  > " + paimonQuery);
         Probe lakeStream =
-                new Probe(
-                        "lake-stream",
-                        tableEnv(bootstrapServers, warehouse, null, false),
-                        lakeQuery);
+                new Probe("lake-stream", tableEnv(storeOptions, warehouse, null, false), lakeQuery);
         cleanup.add("the lake-stream read", lakeStream::close);
         Probe paimon =
                 new Probe(
                         "Paimon alone",
-                        tableEnv(bootstrapServers, warehouse, null, false),
+                        tableEnv(storeOptions, warehouse, null, false),
                         paimonQuery);
         cleanup.add("the Paimon-alone read", paimon::close);
         lakeStream.awaitRunning();
         paimon.awaitRunning();
 
-        StreamTableEnvironment writer = tableEnv(bootstrapServers, warehouse, interval, false);
+        StreamTableEnvironment writer = tableEnv(storeOptions, warehouse, interval, false);
         writer.executeSql(
                 "CREATE TEMPORARY TABLE new_orders (id BIGINT, amount DOUBLE) WITH ("
                         + "'connector' = 'datagen', 'rows-per-second' = '"
@@ -295,7 +310,7 @@ public final class SqlQuickstart {
         out.println("-> The status procedure, one row per partition-bucket:");
         printTable(
                 out,
-                tableEnv(bootstrapServers, warehouse, null, true),
+                tableEnv(storeOptions, warehouse, null, true),
                 "CALL lake.sys.lake_stream_status(`table` => '" + table + "')");
         out.println(verdict(figures, settings));
         out.println("-> Stopping the INSERT, the reads and the cluster, deleting the files...");
@@ -352,8 +367,12 @@ public final class SqlQuickstart {
     }
 
     /** A local Flink environment; with checkpoints every {@code interval} when given. */
+    /**
+     * A local environment with the catalogs {@code lake} (lake-stream mode, with {@code
+     * storeOptions}, the store's options as SQL option pairs) and {@code paimon}.
+     */
     private static StreamTableEnvironment tableEnv(
-            String bootstrapServers, String warehouse, Duration interval, boolean batch) {
+            String storeOptions, String warehouse, Duration interval, boolean batch) {
         Configuration conf = new Configuration();
         conf.set(TaskManagerOptions.NUM_TASK_SLOTS, 4);
         conf.set(RestOptions.BIND_PORT, "0");
@@ -374,9 +393,8 @@ public final class SqlQuickstart {
                         + "'warehouse' = '"
                         + warehouse
                         + "', "
-                        + "'lake-stream.fluss.bootstrap.servers' = '"
-                        + bootstrapServers
-                        + "')");
+                        + storeOptions
+                        + ")");
         tEnv.executeSql(
                 "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
                         + warehouse

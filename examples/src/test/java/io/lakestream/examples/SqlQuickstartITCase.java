@@ -18,8 +18,9 @@
 
 package io.lakestream.examples;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -35,15 +36,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs the quickstart's main path end to end, shortened (checkpoints every 5 s, 15 s of writing),
- * and checks what a person reads: the live table with both reads side by side, the status table
- * with column names, a verdict from the run's own figures in which lake-stream is the fresher, no
- * escape codes, and nothing left behind.
+ * on a local Fluss cluster and on the memory store (no cluster), and checks what a person reads:
+ * the live table with both reads side by side, the status table with column names, a verdict from
+ * the run's own figures in which lake-stream is the fresher, no escape codes, and nothing left
+ * behind.
  */
 class SqlQuickstartITCase {
 
-    @Test
-    void showsLakeStreamFresherThanPaimonAloneAndCleansUp(@TempDir Path tempRoot) throws Exception {
+    @ParameterizedTest(name = "on the {0} store")
+    @ValueSource(strings = {"fluss", "memory"})
+    void showsLakeStreamFresherThanPaimonAloneAndCleansUp(String store, @TempDir Path tempRoot)
+            throws Exception {
         SqlQuickstart.Settings settings = new SqlQuickstart.Settings();
+        settings.store = store;
         settings.seconds = 15;
         settings.checkpointSeconds = 5;
         settings.tempRoot = tempRoot;

@@ -127,7 +127,9 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
     }
 
     /**
-     * The existing stream table of {@code spec}, in the store that {@code storeOptions} name.
+     * The existing stream table of {@code spec}, in the store that {@code storeOptions} name; for a
+     * {@link StreamStore#isProcessLocal() process-local} store, the one of this process,
+     * provisioned when the process has none yet.
      *
      * @throws StreamStoreException naming the table, as the root of its chain (see {@link
      *     StatementErrors}), when the store cannot be opened or reached or has no such stream table
@@ -137,7 +139,10 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
         try (StreamStore store =
                 StreamStoreLoader.create(
                         storeOptions, LakeStreamTableBuilder.class.getClassLoader())) {
-            return store.get(spec);
+            // a process-local store starts empty in every process, and the table's enablement in
+            // Paimon is what says its stream table exists: a job planned in a new process (one
+            // restored after the old process died) provisions it there
+            return store.isProcessLocal() ? store.provision(spec) : store.get(spec);
         } catch (RuntimeException e) {
             throw StatementErrors.rootOf(
                     StreamStoreException::new,

@@ -20,8 +20,9 @@ package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.flink.testutils.SharedMiniCluster;
+import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
-import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;
@@ -54,7 +55,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Lake-stream mode in Flink SQL alone, through a {@code paimon-lakestream} catalog on real Fluss, a
  * MiniCluster and a local Paimon warehouse: the whole life of a table, and the errors of bad input.
  */
-@ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
+@ExtendWith({SharedFlussCluster.class, SharedStreamStore.class, SharedMiniCluster.class})
 class LakeStreamSqlITCase {
 
     @TempDir static java.nio.file.Path warehouse;

@@ -23,7 +23,7 @@ import io.lakestream.flink.store.StreamStore;
 import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.store.fluss.testutils.SharedMiniCluster;
+import io.lakestream.flink.testutils.SharedMiniCluster;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.store.fluss.testutils.SharedMiniCluster;
+import io.lakestream.flink.testutils.SharedMiniCluster;
 
 import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.config.Configuration;

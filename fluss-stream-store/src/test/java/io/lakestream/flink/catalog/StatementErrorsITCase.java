@@ -18,8 +18,10 @@
 
 package io.lakestream.flink.catalog;
 
+import io.lakestream.flink.testutils.SharedMiniCluster;
+import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.flink.testutils.SqlClientErrors;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
-import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
@@ -49,7 +51,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * the project's, naming the table and the option or address at fault, while the original failure
  * stays in the stack trace (which the SQL Gateway's REST API returns).
  */
-@ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
+@ExtendWith({SharedFlussCluster.class, SharedStreamStore.class, SharedMiniCluster.class})
 class StatementErrorsITCase {
 
     @TempDir static Path warehouse;
@@ -202,12 +204,12 @@ class StatementErrorsITCase {
                                 tEnv.executeSql(
                                         "CALL lake.sys.enable_lake_stream(`table` => 'db.input',"
                                                 + " options => 'not-a-pair')"));
-        assertThat(rootCause(malformed))
+        assertThat(SqlClientErrors.rootCause(malformed))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("'options'")
                 .hasMessageContaining("not-a-pair");
-        assertThat(shownBySqlClient(malformed).getMessage())
-                .contains(rootCause(malformed).getMessage());
+        assertThat(SqlClientErrors.shownBySqlClient(malformed).getMessage())
+                .contains(SqlClientErrors.rootCause(malformed).getMessage());
 
         Throwable unknownStore =
                 catchThrowable(
@@ -215,13 +217,13 @@ class StatementErrorsITCase {
                                 tEnv.executeSql(
                                         "CALL lake.sys.enable_lake_stream(`table` => 'db.input',"
                                                 + " options => 'lake-stream.store=nope')"));
-        assertThat(rootCause(unknownStore))
+        assertThat(SqlClientErrors.rootCause(unknownStore))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("db.input")
                 .hasMessageContaining("'lake-stream.store'")
                 .hasMessageContaining("nope");
-        assertThat(shownBySqlClient(unknownStore).getMessage())
-                .contains(rootCause(unknownStore).getMessage());
+        assertThat(SqlClientErrors.shownBySqlClient(unknownStore).getMessage())
+                .contains(SqlClientErrors.rootCause(unknownStore).getMessage());
     }
 
     /**
@@ -240,11 +242,12 @@ class StatementErrorsITCase {
                                 tEnv.executeSql(
                                         "ALTER TABLE lake.db.options_on SET"
                                                 + " ('lake-stream.enabled' = 'yes')"));
-        assertThat(rootCause(notABoolean))
+        assertThat(SqlClientErrors.rootCause(notABoolean))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("db.options_on")
                 .hasMessageContaining("'lake-stream.enabled' = 'yes'");
-        assertThat(shownBySqlClient(notABoolean)).isSameAs(rootCause(notABoolean));
+        assertThat(SqlClientErrors.shownBySqlClient(notABoolean))
+                .isSameAs(SqlClientErrors.rootCause(notABoolean));
         assertThat(LakeSqlEnvironments.paimonTable(tEnv, "db.options_on").options())
                 .as("a typo does not disable lake-stream mode")
                 .containsEntry("lake-stream.enabled", "true");
@@ -259,12 +262,13 @@ class StatementErrorsITCase {
                                         "ALTER TABLE lake.db.options_off SET"
                                                 + " ('lake-stream.enabled' = 'true',"
                                                 + " 'lake-stream.store.request-timeout' = 'soon')"));
-        assertThat(rootCause(malformed))
+        assertThat(SqlClientErrors.rootCause(malformed))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("db.options_off")
                 .hasMessageContaining("'lake-stream.store.request-timeout'")
                 .hasMessageContaining("soon");
-        assertThat(shownBySqlClient(malformed)).isSameAs(rootCause(malformed));
+        assertThat(SqlClientErrors.shownBySqlClient(malformed))
+                .isSameAs(SqlClientErrors.rootCause(malformed));
 
         tEnv.executeSql(
                 "CREATE TABLE lake.db.options_nested (id INT, tags ARRAY<STRING>) WITH"
@@ -275,11 +279,12 @@ class StatementErrorsITCase {
                                 tEnv.executeSql(
                                         "ALTER TABLE lake.db.options_nested SET"
                                                 + " ('lake-stream.enabled' = 'true')"));
-        assertThat(rootCause(unsupported))
+        assertThat(SqlClientErrors.rootCause(unsupported))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("db.options_nested")
                 .hasMessageContaining("tags");
-        assertThat(shownBySqlClient(unsupported)).isSameAs(rootCause(unsupported));
+        assertThat(SqlClientErrors.shownBySqlClient(unsupported))
+                .isSameAs(SqlClientErrors.rootCause(unsupported));
     }
 
     /**
@@ -318,7 +323,7 @@ class StatementErrorsITCase {
         }
         for (Throwable refusal : refusals) {
             assertThat(refusal).as("the statement fails").isNotNull();
-            Throwable shown = shownBySqlClient(refusal);
+            Throwable shown = SqlClientErrors.shownBySqlClient(refusal);
             System.out.println("The SQL client shows: " + shown);
             assertThat(shown.getMessage())
                     .contains("db.")
@@ -343,10 +348,10 @@ class StatementErrorsITCase {
 
     private static void assertShown(Throwable error, String table, String address) {
         assertThat(error).as("the statement fails").isNotNull();
-        Throwable shown = shownBySqlClient(error);
+        Throwable shown = SqlClientErrors.shownBySqlClient(error);
         System.out.println("The SQL client shows: " + shown);
         assertThat(shown.getMessage()).contains(table).contains(address);
-        assertThat(rootCause(error).getMessage()).contains(table).contains(address);
+        assertThat(SqlClientErrors.rootCause(error).getMessage()).contains(table).contains(address);
         assertThat(ExceptionUtils.stringifyException(error))
                 .as("the whole chain is kept, for logs and the SQL Gateway's REST API")
                 .contains(shown.getMessage());
@@ -354,43 +359,15 @@ class StatementErrorsITCase {
 
     private static void assertRefusedForBuckets(Throwable error, String table, String mode) {
         assertThat(error).as("the statement fails").isNotNull();
-        Throwable shown = shownBySqlClient(error);
+        Throwable shown = SqlClientErrors.shownBySqlClient(error);
         System.out.println("The SQL client shows: " + shown);
-        assertThat(rootCause(error))
+        assertThat(SqlClientErrors.rootCause(error))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining(table)
                 .hasMessageContaining("'bucket'")
                 .hasMessageContaining(mode)
                 .hasMessageContaining("create a table with a fixed number of buckets");
-        assertThat(shown.getMessage()).contains(rootCause(error).getMessage());
-    }
-
-    /**
-     * The last exception of the chain. Flink's SQL client shows it, or, for {@code CALL}, Flink's
-     * {@code TableException} "The call method caused an error: " with its message: the procedure's
-     * exception sits below a reflective {@code InvocationTargetException} without a message, where
-     * the SQL client stops.
-     */
-    static Throwable rootCause(Throwable error) {
-        Throwable root = error;
-        while (root.getCause() != null) {
-            root = root.getCause();
-        }
-        return root;
-    }
-
-    /**
-     * What Flink 1.20's SQL client prints of a failed statement: the deepest exception of the chain
-     * whose message is not empty ({@code CliStrings.messageError}).
-     */
-    static Throwable shownBySqlClient(Throwable error) {
-        Throwable shown = error;
-        while (shown.getCause() != null
-                && shown.getCause().getMessage() != null
-                && !shown.getCause().getMessage().isEmpty()) {
-            shown = shown.getCause();
-        }
-        return shown;
+        assertThat(shown.getMessage()).contains(SqlClientErrors.rootCause(error).getMessage());
     }
 
     private static ObjectPath path(String table) {

@@ -24,8 +24,8 @@ import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.Await;
+import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
-import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;

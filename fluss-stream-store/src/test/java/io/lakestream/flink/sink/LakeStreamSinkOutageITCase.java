@@ -28,8 +28,9 @@ import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.Await;
+import io.lakestream.flink.testutils.SharedMiniCluster;
+import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
-import io.lakestream.store.fluss.testutils.SharedMiniCluster;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;
@@ -62,7 +63,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the server is back it recovers and ends with every row exactly once. The shared MiniCluster
  * restarts whole jobs, so that each failure is recorded as the job's failure.
  */
-@ExtendWith({SharedFlussCluster.class, SharedMiniCluster.class})
+@ExtendWith({SharedFlussCluster.class, SharedStreamStore.class, SharedMiniCluster.class})
 class LakeStreamSinkOutageITCase {
 
     @TempDir static java.nio.file.Path warehouse;

@@ -31,8 +31,9 @@ import java.util.Map;
  * <p>A log is <em>established</em> once this process wrote to it or a restored writer told it where
  * it continues ({@link #continueAt}); before that, its offsets say nothing (the process may have
  * started after records were committed to Paimon), so readers wait for it rather than judge a start
- * offset against it. Records below the offset the table's latest snapshot committed are freed once
- * no reader of the process still reads them (a reader pins its position): Paimon holds them.
+ * offset against it. Records below the offset the table's latest snapshot committed may be evicted
+ * when the store needs room and no reader of the process still reads them (a reader pins its
+ * position): Paimon holds them.
  */
 final class MemoryLog {
 
@@ -96,21 +97,22 @@ final class MemoryLog {
         pins.remove(reader);
     }
 
-    /**
-     * Records that a snapshot committed this log up to {@code offset}; returns the bytes of the
-     * records freed by it.
-     */
-    long commitUpTo(long offset) {
+    /** Records that a snapshot committed this log up to {@code offset} (exclusive). */
+    void commitUpTo(long offset) {
         committed = Math.max(committed, offset);
-        return reclaim();
     }
 
-    /** Frees the committed records that no reader pins; returns their bytes. */
-    long reclaim() {
+    private long evictableUpTo() {
         long upTo = Math.min(committed, end());
         for (long pinned : pins.values()) {
             upTo = Math.min(upTo, pinned);
         }
+        return upTo;
+    }
+
+    /** Frees the committed records that no reader pins; returns their bytes. */
+    long evict() {
+        long upTo = evictableUpTo();
         long freed = 0;
         for (long offset = start; offset < upTo; offset++) {
             int index = (int) (offset - base);

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.store.memory;
 
+import io.lakestream.flink.LakeStreamOptions;
 import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamRecord;
@@ -55,7 +56,6 @@ final class MemoryStreamReader implements StreamReader {
 
     private final StreamTableSpec spec;
     private final MemoryStreamTable table;
-    private final MemoryBudget budget;
     private final Duration waitWarning;
     private final Map<PartitionBucket, Cursor> cursors = new LinkedHashMap<>();
     private final Map<PartitionBucket, Cursor> pending = new LinkedHashMap<>();
@@ -79,14 +79,9 @@ final class MemoryStreamReader implements StreamReader {
         }
     }
 
-    MemoryStreamReader(
-            StreamTableSpec spec,
-            MemoryStreamTable table,
-            MemoryBudget budget,
-            Duration waitWarning) {
+    MemoryStreamReader(StreamTableSpec spec, MemoryStreamTable table, Duration waitWarning) {
         this.spec = spec;
         this.table = table;
-        this.budget = budget;
         this.waitWarning = waitWarning;
     }
 
@@ -134,16 +129,17 @@ final class MemoryStreamReader implements StreamReader {
                     String.format(
                             "Offset %d of %s of memory stream table %s (Paimon table %s) is out "
                                     + "of range: this process holds offsets [%d, %d). Offsets "
-                                    + "below %d are in Paimon's snapshots (committed, or "
-                                    + "written before this process started); read the table "
-                                    + "again from its latest snapshot.",
+                                    + "below %d are in Paimon's snapshots (written before this "
+                                    + "process started, or committed and evicted for room under "
+                                    + "'%s'); read the table again from its latest snapshot.",
                             cursor.position,
-                            pb,
+                            spec.describe(pb),
                             table.name,
                             spec.identifier().getFullName(),
                             log.start(),
                             log.end(),
-                            log.start()));
+                            log.start(),
+                            LakeStreamOptions.MEMORY_MAX_BYTES.key()));
         }
         cursor.log = log;
         log.pin(cursor, cursor.position);
@@ -168,12 +164,10 @@ final class MemoryStreamReader implements StreamReader {
         while (true) {
             long seen = table.version();
             List<StreamRecord> records = new ArrayList<>();
-            long freed;
             synchronized (table) {
                 startPending();
-                freed = read(records);
+                read(records);
             }
-            budget.release(freed);
             if (!records.isEmpty() || !finished.isEmpty() || woken) {
                 woken = false;
                 return records;
@@ -211,9 +205,7 @@ final class MemoryStreamReader implements StreamReader {
         }
     }
 
-    /** Reads what the cursors can; returns the bytes of committed records they no longer pin. */
-    private long read(List<StreamRecord> records) {
-        long freed = 0;
+    private void read(List<StreamRecord> records) {
         Iterator<Cursor> it = cursors.values().iterator();
         while (it.hasNext() && records.size() < MAX_RECORDS_PER_POLL) {
             Cursor cursor = it.next();
@@ -238,10 +230,7 @@ final class MemoryStreamReader implements StreamReader {
             } else {
                 cursor.log.pin(cursor, cursor.position);
             }
-            // records a commit freed while this cursor still read them go now
-            freed += cursor.log.reclaim();
         }
-        return freed;
     }
 
     private InternalRow rowOf(MemoryRecord record) {

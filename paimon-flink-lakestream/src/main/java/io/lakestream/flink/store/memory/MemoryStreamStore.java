@@ -53,8 +53,8 @@ import java.util.Map;
  * The {@code memory} stream store: the records Paimon has not committed yet, kept in the writer's
  * process, in the shape of the real-time store of Paimon C++ (PIP-46). Each partition-bucket's log
  * continues at the offset the table's snapshots committed; records below the offset of the latest
- * committed snapshot are freed once no reader of the process reads them; a limit on the bytes held
- * back-pressures writers and never drops a record.
+ * committed snapshot are evicted when a write needs room and no reader of the process reads them; a
+ * limit on the bytes held back-pressures writers and never drops an uncommitted record.
  *
  * <p>Durability is the upstream's: when the process dies, the records go with it, and the job
  * restored from its checkpoint writes them again (a log of a new process starts where Paimon's
@@ -260,7 +260,7 @@ public final class MemoryStreamStore implements StreamStore {
 
     @Override
     public StreamReader createReader(StreamTable table) {
-        return new MemoryStreamReader(table.spec(), tableOf(table), tables.budget, writeTimeout);
+        return new MemoryStreamReader(table.spec(), tableOf(table), writeTimeout);
     }
 
     @Override
@@ -307,19 +307,22 @@ public final class MemoryStreamStore implements StreamStore {
         return offsets;
     }
 
+    /**
+     * Marks the records below {@code committed} evictable: they stay while the store has room (a
+     * reader restored from an older checkpoint still reads them) and go when a write needs it.
+     */
     @Override
     public void advanceCommittedOffsets(StreamTable table, Map<PartitionBucket, Long> committed) {
         MemoryStreamTable memory = tableOf(table);
-        long freed = 0;
         synchronized (memory) {
             for (Map.Entry<PartitionBucket, Long> entry : committed.entrySet()) {
                 MemoryLog log = memory.log(entry.getKey(), false);
                 if (log != null) {
-                    freed += log.commitUpTo(entry.getValue());
+                    log.commitUpTo(entry.getValue());
                 }
             }
         }
-        tables.budget.release(freed);
+        tables.budget.committed();
     }
 
     /** The bytes of records the memory stream tables of this process hold. */

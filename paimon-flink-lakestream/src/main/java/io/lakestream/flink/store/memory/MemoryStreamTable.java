@@ -138,6 +138,17 @@ final class MemoryStreamTable {
         return freed;
     }
 
+    /** Evicts the committed records that no reader pins; returns their bytes. */
+    synchronized long evictCommitted() {
+        long freed = 0;
+        for (MemoryLog[] logs : partitions.values()) {
+            for (MemoryLog log : logs) {
+                freed += log.evict();
+            }
+        }
+        return freed;
+    }
+
     /** Drops every record of the table; returns their bytes. */
     synchronized long dropAll() {
         long freed = 0;

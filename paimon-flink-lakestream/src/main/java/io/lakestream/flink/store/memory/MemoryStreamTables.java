@@ -22,8 +22,10 @@ import io.lakestream.flink.store.StreamTable;
 
 import javax.annotation.Nullable;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -38,7 +40,7 @@ final class MemoryStreamTables {
 
     static final MemoryStreamTables PROCESS = new MemoryStreamTables();
 
-    final MemoryBudget budget = new MemoryBudget();
+    final MemoryBudget budget = new MemoryBudget(this::evictCommitted);
 
     private final Map<String, MemoryStreamTable> tables = new HashMap<>();
 
@@ -80,6 +82,23 @@ final class MemoryStreamTables {
             droppedIds.add(table.id);
         }
         return table;
+    }
+
+    /**
+     * Evicts, from every table, the committed records that no reader pins; returns their bytes. All
+     * of them at once: this runs only when a write found no room, and a pass costs a look at every
+     * log.
+     */
+    private long evictCommitted() {
+        List<MemoryStreamTable> all;
+        synchronized (this) {
+            all = new ArrayList<>(tables.values());
+        }
+        long freed = 0;
+        for (MemoryStreamTable table : all) {
+            freed += table.evictCommitted();
+        }
+        return freed;
     }
 
     /** Every table of the process, for tests that start the process anew. */

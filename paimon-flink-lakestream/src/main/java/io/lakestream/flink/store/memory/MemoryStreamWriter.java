@@ -117,11 +117,24 @@ final class MemoryStreamWriter implements StreamWriter {
         }
     }
 
+    /**
+     * The end of each log written since the previous flush, as the log has it now: records that
+     * another writer appended to it (a zombie attempt of the job) count too, as they do in Fluss,
+     * so that the sink's check of its own progress sees them.
+     */
     @Override
     public Map<PartitionBucket, Long> flush() {
-        checkNotDropped();
         Map<PartitionBucket, Long> ends = written;
         written = new HashMap<>();
+        synchronized (table) {
+            checkNotDropped();
+            for (Map.Entry<PartitionBucket, Long> entry : ends.entrySet()) {
+                MemoryLog log = table.log(entry.getKey(), false);
+                if (log != null) {
+                    entry.setValue(Math.max(entry.getValue(), log.end()));
+                }
+            }
+        }
         return ends;
     }
 

@@ -138,8 +138,10 @@ class MemoryStreamStoreTest {
     }
 
     @Test
-    void committedRecordsAreFreedOnceNoReaderPinsThem() {
-        MemoryStreamStore store = store(1 << 20, Duration.ofSeconds(1));
+    void committedRecordsStayWhileThereIsRoomAndGoWhenAWriteNeedsItUnlessAReaderPinsThem()
+            throws Exception {
+        long recordBytes = bytesOfOneRecord();
+        MemoryStreamStore store = store(10 * recordBytes, Duration.ofMinutes(1));
         StreamTable table = store.provision(spec());
         try (StreamWriter writer = store.createWriter(table);
                 StreamReader reader = store.createReader(table)) {
@@ -147,23 +149,39 @@ class MemoryStreamStoreTest {
                 write(writer, i);
             }
             writer.flush();
-            long tenRecords = store.usedBytes();
-            assertThat(tenRecords).isPositive();
-
             reader.subscribe(PB, 0, StreamReader.NO_STOP_OFFSET);
             store.advanceCommittedOffsets(table, Map.of(PB, 8L));
-            // the reader has not read them: pinned
-            assertThat(store.usedBytes()).isEqualTo(tenRecords);
+            // kept while there is room: a reader restored from an older checkpoint reads them
             assertThat(store.listOffsets(table, List.of(PB), OffsetPosition.EARLIEST))
                     .containsEntry(PB, 0L);
 
+            // a write needs room, but the reader has not read the committed records yet
+            CompletableFuture<Void> eleventh = CompletableFuture.runAsync(() -> write(writer, 10));
+            assertThat(eleventh).failsWithin(300, TimeUnit.MILLISECONDS);
+            assertThat(store.usedBytes()).isEqualTo(10 * recordBytes);
+
             assertThat(pollOffsets(reader)).hasSize(10);
-            assertThat(store.usedBytes()).isEqualTo(tenRecords / 10 * 2);
+            eleventh.get(1, TimeUnit.MINUTES);
             assertThat(store.listOffsets(table, List.of(PB), OffsetPosition.EARLIEST))
                     .containsEntry(PB, 8L);
-            assertThat(store.listOffsets(table, List.of(PB), OffsetPosition.LATEST))
-                    .containsEntry(PB, 10L);
+            assertThat(store.usedBytes()).isEqualTo(3 * recordBytes);
         }
+        try (StreamReader restored = store.createReader(table)) {
+            assertThatThrownBy(() -> restored.subscribe(PB, 5, StreamReader.NO_STOP_OFFSET))
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining("[8, 11)")
+                    .hasMessageContaining(LakeStreamOptions.MEMORY_MAX_BYTES.key());
+        }
+    }
+
+    /** The bytes the store counts for one record of {@link #spec()} written by {@link #write}. */
+    private static long bytesOfOneRecord() {
+        MemoryStreamStore scratch =
+                new MemoryStreamStore(new MemoryStreamTables(), "", 1 << 20, Duration.ofSeconds(1));
+        try (StreamWriter writer = scratch.createWriter(scratch.provision(spec()))) {
+            write(writer, 1);
+        }
+        return scratch.usedBytes();
     }
 
     @Test
