@@ -146,8 +146,11 @@ class BundleJarContentITCase {
     void serviceFilesListTheFactoriesAndEveryEntryIsInTheJar() throws IOException {
         assertThat(services("org.apache.flink.table.factories.Factory"))
                 .containsExactly("io.lakestream.flink.catalog.LakeStreamCatalogFactory");
+        // both stores: the bundle merges the service files of the connector and the Fluss store
         assertThat(services("io.lakestream.flink.store.StreamStoreFactory"))
-                .containsExactly("io.lakestream.store.fluss.FlussStreamStoreFactory");
+                .containsExactlyInAnyOrder(
+                        "io.lakestream.flink.store.memory.MemoryStreamStoreFactory",
+                        "io.lakestream.store.fluss.FlussStreamStoreFactory");
         assertThat(services("org.apache.paimon.factories.Factory"))
                 .containsExactlyInAnyOrder(
                         "io.lakestream.flink.procedure.EnableLakeStreamProcedure",

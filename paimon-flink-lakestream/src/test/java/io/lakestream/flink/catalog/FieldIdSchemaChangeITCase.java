@@ -58,13 +58,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith({SharedStreamStore.class, SharedMiniCluster.class})
 class FieldIdSchemaChangeITCase {
 
-    @TempDir static java.nio.file.Path warehouse;
-    @TempDir static java.nio.file.Path savepoints;
+    @TempDir static java.nio.file.Path tempDir;
+    @TempDir static java.nio.file.Path savepointsDir;
+
+    /** The warehouse and the savepoint folder of the steps below. */
+    private static java.nio.file.Path warehouse;
+
+    private static java.nio.file.Path savepoints;
 
     static LakeSqlEnvironments environments;
 
     @BeforeAll
     static void createDatabase() {
+        openOn(tempDir, savepointsDir);
+    }
+
+    /**
+     * Points the steps of this class at {@code warehouse} and {@code savepoints}, for a class of a
+     * store's module that runs a test of its own with them.
+     */
+    static void openOn(java.nio.file.Path warehouse, java.nio.file.Path savepoints) {
+        FieldIdSchemaChangeITCase.warehouse = warehouse;
+        FieldIdSchemaChangeITCase.savepoints = savepoints;
         environments = new LakeSqlEnvironments(warehouse);
         environments.streaming(null);
     }
