@@ -45,6 +45,9 @@ final class MemoryStreamWriter implements StreamWriter {
     private final Duration writeTimeout;
     private final InternalRowSerializer serializer;
 
+    /** The table's name for the budget's error, taken once rather than for every record. */
+    private final String tableName;
+
     /** The end offset of each partition-bucket written since the last flush. */
     private Map<PartitionBucket, Long> written = new HashMap<>();
 
@@ -60,6 +63,7 @@ final class MemoryStreamWriter implements StreamWriter {
         this.maxBytes = maxBytes;
         this.writeTimeout = writeTimeout;
         this.serializer = new InternalRowSerializer(spec.rowType());
+        this.tableName = spec.identifier().getFullName();
     }
 
     @Override
@@ -76,7 +80,7 @@ final class MemoryStreamWriter implements StreamWriter {
         MemoryRecord record =
                 new MemoryRecord(rowKind, copy, spec.rowType(), System.currentTimeMillis());
         try {
-            budget.acquire(record.bytes(), maxBytes, writeTimeout, spec.identifier().getFullName());
+            budget.acquire(record.bytes(), maxBytes, writeTimeout, tableName);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StreamStoreException("Interrupted while writing to " + table.name, e);

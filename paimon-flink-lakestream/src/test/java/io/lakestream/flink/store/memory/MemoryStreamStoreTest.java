@@ -24,6 +24,7 @@ import io.lakestream.flink.store.OffsetPosition;
 import io.lakestream.flink.store.StreamReader;
 import io.lakestream.flink.store.StreamRecord;
 import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.flink.store.StreamStoreLoader;
 import io.lakestream.flink.store.StreamTable;
 import io.lakestream.flink.store.StreamTableOwner;
 import io.lakestream.flink.store.StreamTableSpec;
@@ -227,6 +228,23 @@ class MemoryStreamStoreTest {
             assertThat(writer.flush()).containsExactly(Map.entry(PB, 1L));
         }
         assertThat(worker.get(spec()).storeTableId()).isEqualTo(handle.storeTableId());
+    }
+
+    @Test
+    void aMaxBytesThatIsNoSizeIsRefusedNamingTheOption() {
+        Map<String, String> options =
+                Map.of(
+                        LakeStreamOptions.STORE.key(),
+                        MemoryStreamStoreFactory.IDENTIFIER,
+                        LakeStreamOptions.MEMORY_MAX_BYTES.key(),
+                        "lots");
+        assertThatThrownBy(
+                        () ->
+                                StreamStoreLoader.create(
+                                        options, MemoryStreamStoreTest.class.getClassLoader()))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining(LakeStreamOptions.MEMORY_MAX_BYTES.key())
+                .hasMessageContaining("'lots'");
     }
 
     @Test
