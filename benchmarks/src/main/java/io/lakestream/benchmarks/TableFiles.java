@@ -18,7 +18,7 @@
 
 package io.lakestream.benchmarks;
 
-import io.lakestream.flink.offsets.OffsetsDirectory;
+import io.lakestream.offsets.OffsetsDirectory;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -18,7 +18,7 @@
 
 package io.lakestream.examples;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 
 import org.apache.fluss.server.testutils.FlussClusterExtension;
 

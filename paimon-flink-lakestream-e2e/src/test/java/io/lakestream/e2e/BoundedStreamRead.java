@@ -18,9 +18,9 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamRecord;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamRecord;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -147,9 +147,9 @@ class BundleJarContentITCase {
         assertThat(services("org.apache.flink.table.factories.Factory"))
                 .containsExactly("io.lakestream.flink.catalog.LakeStreamCatalogFactory");
         // both stores: the bundle merges the service files of the connector and the Fluss store
-        assertThat(services("io.lakestream.flink.store.StreamStoreFactory"))
+        assertThat(services("io.lakestream.store.StreamStoreFactory"))
                 .containsExactlyInAnyOrder(
-                        "io.lakestream.flink.store.memory.MemoryStreamStoreFactory",
+                        "io.lakestream.store.memory.MemoryStreamStoreFactory",
                         "io.lakestream.store.fluss.FlussStreamStoreFactory");
         assertThat(services("org.apache.paimon.factories.Factory"))
                 .containsExactlyInAnyOrder(

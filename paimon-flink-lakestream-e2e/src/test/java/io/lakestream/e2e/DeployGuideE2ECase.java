@@ -18,9 +18,9 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
 import io.lakestream.local.cluster.FlinkSqlClient;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;

@@ -18,14 +18,14 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.FencedStreamReader;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.table.FileStoreTable;

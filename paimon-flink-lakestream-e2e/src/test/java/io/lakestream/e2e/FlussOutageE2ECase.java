@@ -18,10 +18,10 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
 import io.lakestream.local.cluster.FlinkSqlClient;
 import io.lakestream.local.cluster.FlussProcessCluster;
+import io.lakestream.testutils.Await;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 

@@ -18,22 +18,22 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.AbortedRanges;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.FencedStreamReader;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamWriter;
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.ChildJvm;
 import io.lakestream.local.cluster.FlussProcessCluster;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.AbortedRanges;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamWriter;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;

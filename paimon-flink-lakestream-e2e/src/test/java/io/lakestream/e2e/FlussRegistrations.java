@@ -18,8 +18,8 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlussProcessCluster;
+import io.lakestream.testutils.Await;
 
 import org.apache.fluss.metadata.TableBucket;
 import org.apache.fluss.metadata.TablePath;

@@ -18,8 +18,8 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
+import io.lakestream.testutils.Await;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -18,11 +18,11 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.local.cluster.FlinkProcessCluster;
 import io.lakestream.local.cluster.FlinkSqlClient;
 import io.lakestream.local.cluster.FlussProcessCluster;
 import io.lakestream.local.cluster.ZooKeeperProcess;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;

@@ -18,11 +18,11 @@
 
 package io.lakestream.e2e;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;

@@ -18,12 +18,13 @@
 
 package io.lakestream.flink;
 
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.catalog.MainBranchOnly;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.table.FileStoreTable;
 

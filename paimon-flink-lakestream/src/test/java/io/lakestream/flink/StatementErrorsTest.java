@@ -18,7 +18,7 @@
 
 package io.lakestream.flink;
 
-import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.store.StreamStoreException;
 
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.util.ExceptionUtils;

@@ -18,10 +18,10 @@
 
 package io.lakestream.benchmarks.jmh;
 
-import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
-import io.lakestream.flink.store.StreamReader;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamReader;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.io.DataFileMeta;

@@ -18,8 +18,8 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.StreamStoreException;
 
 import org.apache.fluss.exception.DisconnectException;
 import org.apache.fluss.exception.NetworkException;

@@ -18,7 +18,7 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.types.DataField;
 

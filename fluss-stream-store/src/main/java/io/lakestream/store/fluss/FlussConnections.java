@@ -18,9 +18,9 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.SharedResourcePool;
-import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.SharedResourcePool;
+import io.lakestream.store.StreamStoreException;
 
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;

@@ -18,9 +18,9 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.FenceLog;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FenceLog;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.utils.SerializationUtils;

@@ -18,8 +18,8 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.casting.CastExecutor;
 import org.apache.paimon.casting.CastExecutors;

@@ -18,13 +18,13 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamSubscription;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamSubscription;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.data.BinaryRow;
 

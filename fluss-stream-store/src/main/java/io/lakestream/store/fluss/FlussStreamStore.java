@@ -18,19 +18,19 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.SharedResourcePool;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableOwner;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.store.StreamWriter;
-import io.lakestream.flink.store.WriterLeaseLog;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.SharedResourcePool;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableOwner;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.StreamWriter;
+import io.lakestream.store.WriterLeaseLog;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;

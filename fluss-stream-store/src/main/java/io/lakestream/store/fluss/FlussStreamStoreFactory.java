@@ -18,13 +18,13 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreFactory;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreFactory;
 
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.paimon.annotation.Experimental;
 
 /** Creates the {@link FlussStreamStore}; its identifier, {@code fluss}, is the default store. */
-@PublicEvolving
+@Experimental
 public final class FlussStreamStoreFactory implements StreamStoreFactory {
 
     public static final String IDENTIFIER = "fluss";

@@ -18,10 +18,10 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamTableOwner;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamTableOwner;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.Decimal;

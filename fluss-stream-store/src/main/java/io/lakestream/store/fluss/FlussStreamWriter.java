@@ -18,12 +18,12 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamWriter;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;

@@ -18,8 +18,8 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.store.WriterLeaseEntry;
-import io.lakestream.flink.store.WriterLeaseLog;
+import io.lakestream.store.WriterLeaseEntry;
+import io.lakestream.store.WriterLeaseLog;
 
 import org.apache.fluss.client.admin.Admin;
 import org.apache.fluss.client.table.scanner.ScanRecord;

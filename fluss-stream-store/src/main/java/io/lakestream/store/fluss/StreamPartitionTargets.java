@@ -18,10 +18,10 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.data.BinaryRow;
 

@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTableSpec;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Identifier;

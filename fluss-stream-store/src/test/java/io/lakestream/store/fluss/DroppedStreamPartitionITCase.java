@@ -18,16 +18,16 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.store.StreamWriter;
-import io.lakestream.flink.testutils.Await;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.StreamWriter;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;

@@ -18,20 +18,20 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.FencedStreamReader;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamSubscription;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.store.StreamWriter;
-import io.lakestream.flink.testutils.Await;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamSubscription;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.StreamWriter;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.bucket.DefaultBucketFunction;
 import org.apache.paimon.catalog.Identifier;

@@ -18,7 +18,7 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.store.StreamStoreException;
 
 import org.apache.fluss.shaded.arrow.org.apache.arrow.vector.types.pojo.Schema;
 

@@ -17,7 +17,7 @@
  */
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
@@ -122,8 +122,7 @@ class FlussRowToPaimonRowTest {
         return decoder.convert(encoder.encode(row, RowKind.INSERT));
     }
 
-    private static StreamTableSpec spec(
-            long schemaId, io.lakestream.flink.store.SchemaHistory history) {
+    private static StreamTableSpec spec(long schemaId, io.lakestream.store.SchemaHistory history) {
         RowType rowType =
                 SCHEMAS.get(schemaId == StreamTableSpec.UNKNOWN_SCHEMA_ID ? 0L : schemaId);
         return new StreamTableSpec(

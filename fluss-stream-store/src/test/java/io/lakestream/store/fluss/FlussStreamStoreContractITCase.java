@@ -17,9 +17,9 @@
  */
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.testutils.StreamStoreTestSuiteBase;
+import io.lakestream.store.StreamStore;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+import io.lakestream.store.testutils.StreamStoreTestSuiteBase;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

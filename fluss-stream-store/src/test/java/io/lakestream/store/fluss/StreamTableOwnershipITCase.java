@@ -18,14 +18,14 @@
 
 package io.lakestream.store.fluss;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableOwner;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableOwner;
+import io.lakestream.store.StreamTableSpec;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Identifier;

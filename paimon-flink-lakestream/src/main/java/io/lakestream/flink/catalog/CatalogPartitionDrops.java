@@ -18,20 +18,20 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.sink.StreamPartitionDrops;
 import io.lakestream.flink.sink.WriterLeases;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.configuration.Configuration;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +61,7 @@ final class CatalogPartitionDrops {
             return;
         }
         Duration leaseTimeout =
-                Configuration.fromMap(
+                Options.fromMap(
                                 LakeStreamOptions.forTable(
                                         table.options(), enablement.catalogOptions()))
                         .get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);

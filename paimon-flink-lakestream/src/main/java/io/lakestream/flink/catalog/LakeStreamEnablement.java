@@ -18,28 +18,29 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.StatementErrors;
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.offsets.StreamOffsetsUnknownException;
 import io.lakestream.flink.sink.WriterLeases;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableOwner;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.store.WriterLeaseEntry;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.offsets.StreamOffsetsUnknownException;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableOwner;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.WriterLeaseEntry;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
@@ -47,7 +48,6 @@ import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.TableCommitImpl;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.util.TimeUtils;
 
@@ -273,7 +273,7 @@ public final class LakeStreamEnablement {
             StreamStore store) {
         String commitUser = "lake-stream-enable-" + UUID.randomUUID();
         Duration timeout =
-                Configuration.fromMap(LakeStreamOptions.forTable(table.options(), catalogOptions))
+                Options.fromMap(LakeStreamOptions.forTable(table.options(), catalogOptions))
                         .get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
         try {
             WriterLeases.runExclusively(

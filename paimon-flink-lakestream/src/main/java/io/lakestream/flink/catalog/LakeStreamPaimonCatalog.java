@@ -18,12 +18,12 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.StatementErrors;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamTableOwner;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamTableOwner;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;

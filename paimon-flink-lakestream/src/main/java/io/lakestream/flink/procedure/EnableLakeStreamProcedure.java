@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.procedure;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
 
 import org.apache.paimon.catalog.Identifier;

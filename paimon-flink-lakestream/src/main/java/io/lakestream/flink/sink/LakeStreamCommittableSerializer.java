@@ -18,8 +18,8 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.offsets.StreamOffsetsSerializer;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.offsets.StreamOffsetsSerializer;
 
 import org.apache.paimon.flink.sink.Committable;
 import org.apache.paimon.flink.sink.CommittableSerializer;

@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.OffsetsCleaner;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.OffsetsCleaner;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.flink.sink.Committable;
@@ -138,8 +138,8 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     /**
      * @param committedOffsets told the offsets of the table's latest snapshot after each commit,
      *     for a store that frees what Paimon holds ({@link
-     *     io.lakestream.flink.store.StreamStore#advanceCommittedOffsets}); null when the store
-     *     needs no such word
+     *     io.lakestream.store.StreamStore#advanceCommittedOffsets}); null when the store needs no
+     *     such word
      */
     LakeStreamCommitter(
             FileStoreTable table,

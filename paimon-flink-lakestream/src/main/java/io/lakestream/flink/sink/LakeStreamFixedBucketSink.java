@@ -18,12 +18,12 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.flink.sink.Committable;
@@ -32,10 +32,10 @@ import org.apache.paimon.flink.sink.FlinkWriteSink;
 import org.apache.paimon.flink.sink.StoreCommitter;
 import org.apache.paimon.flink.sink.StoreSinkWrite;
 import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
@@ -121,7 +121,7 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
                                         StreamStoreLoader.create(
                                                 storeOptions,
                                                 LakeStreamFixedBucketSink.class.getClassLoader()),
-                                Configuration.fromMap(storeOptions)
+                                Options.fromMap(storeOptions)
                                         .get(LakeStreamOptions.SINK_PARTITION_DROP_DELAY),
                                 System::currentTimeMillis),
                         committedOffsetsListener(streamTable, storeOptions));

@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.LakeStreamTableBuilder;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Identifier;
@@ -36,7 +36,6 @@ import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.PublicEvolving;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.data.RowData;
@@ -171,8 +170,8 @@ public final class LakeStreamSink implements Serializable {
             StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), table);
             Map<String, String> merged = mergedOptions();
             // parsed here so that a malformed value fails the job's construction, not its tasks
-            Configuration.fromMap(merged).get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
-            Configuration.fromMap(merged).get(LakeStreamOptions.SINK_PARTITION_DROP_DELAY);
+            Options.fromMap(merged).get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT);
+            Options.fromMap(merged).get(LakeStreamOptions.SINK_PARTITION_DROP_DELAY);
             return new LakeStreamSink(table, streamTable(spec, merged), merged, parallelism);
         }
     }

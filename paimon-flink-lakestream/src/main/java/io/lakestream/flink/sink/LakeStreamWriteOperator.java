@@ -18,24 +18,25 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.offsets.StreamOffsetsSerializer;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamWriter;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.offsets.StreamOffsetsSerializer;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamWriter;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.flink.sink.Committable;
 import org.apache.paimon.flink.sink.RowDataStoreWriteOperator;
 import org.apache.paimon.flink.sink.StoreSinkWrite;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.ChannelComputer;
@@ -48,7 +49,6 @@ import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -187,7 +187,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
                         streamTable,
                         commitUser,
                         description,
-                        Configuration.fromMap(storeOptions)
+                        Options.fromMap(storeOptions)
                                 .get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT));
         try {
             lease.acquire();

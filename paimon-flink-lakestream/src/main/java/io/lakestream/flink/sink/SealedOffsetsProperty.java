@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.offsets.StreamOffsetsSerializer;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.offsets.StreamOffsetsSerializer;
 
 import org.apache.paimon.manifest.ManifestCommittable;
 

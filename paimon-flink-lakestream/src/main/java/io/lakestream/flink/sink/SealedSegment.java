@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.offsets.StreamOffsets;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.table.sink.CommitMessage;

@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
 
 import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.table.FileStoreTable;

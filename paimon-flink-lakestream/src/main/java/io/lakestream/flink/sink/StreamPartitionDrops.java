@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;

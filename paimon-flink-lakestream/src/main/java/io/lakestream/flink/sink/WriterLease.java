@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.WriterLeaseEntry;
-import io.lakestream.flink.store.WriterLeaseLog;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.WriterLeaseEntry;
+import io.lakestream.store.WriterLeaseLog;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.concurrent.ExecutorThreadFactory;

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.source;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorState;
@@ -29,14 +29,15 @@ import io.lakestream.flink.source.enumerator.ReadStart;
 import io.lakestream.flink.source.reader.LakeStreamSourceReader;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.flink.LogicalTypeConversion;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.predicate.PartitionPredicateVisitor;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.table.FileStoreTable;
@@ -51,7 +52,6 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -123,7 +123,7 @@ public final class LakeStreamSource
     public SourceReader<RowData, LakeStreamSplit> createReader(SourceReaderContext context) {
         boolean readCommitted =
                 !bounded
-                        && Configuration.fromMap(options).get(LakeStreamOptions.READ_ISOLATION)
+                        && Options.fromMap(options).get(LakeStreamOptions.READ_ISOLATION)
                                 == LakeStreamOptions.ReadIsolation.READ_COMMITTED;
         return new LakeStreamSourceReader(
                 context,
@@ -151,7 +151,7 @@ public final class LakeStreamSource
     private SplitEnumerator<LakeStreamSplit, LakeStreamEnumeratorState> enumerator(
             SplitEnumeratorContext<LakeStreamSplit> context,
             @Nullable LakeStreamEnumeratorState state) {
-        Configuration conf = Configuration.fromMap(options);
+        Options conf = Options.fromMap(options);
         Map<String, String> storeOptions = options;
         return LakeStreamSplitEnumerator.create(
                 context,
@@ -184,7 +184,7 @@ public final class LakeStreamSource
                         && !filter.visit(new PartitionPredicateVisitor(table.partitionKeys())))) {
             return OptionalLong.empty();
         }
-        Configuration conf = Configuration.fromMap(options);
+        Options conf = Options.fromMap(options);
         Map<String, String> storeOptions = options;
         try {
             return PlannedRowCount.count(
@@ -322,7 +322,7 @@ public final class LakeStreamSource
             FileStoreTable table = enabledTable(", or read it with Paimon's own source");
             String name = table.fullName();
             Map<String, String> merged = mergedOptions();
-            Configuration conf = Configuration.fromMap(merged);
+            Options conf = Options.fromMap(merged);
             boolean lakeOnly = conf.get(LakeStreamOptions.READ_LAKE_ONLY);
             conf.get(LakeStreamOptions.READ_ISOLATION);
             conf.get(LakeStreamOptions.READ_PARTITION_DISCOVERY_INTERVAL);

@@ -18,15 +18,15 @@
 
 package io.lakestream.flink.table;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.LakeStreamTableBuilder;
 import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.catalog.CredentialOptions;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.catalog.MainBranchOnly;
 import io.lakestream.flink.catalog.StreamTableCache;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.flink.DataCatalogTable;

@@ -19,7 +19,7 @@
 package io.lakestream.flink.table;
 
 import io.lakestream.flink.sink.LakeStreamSink;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.flink.FlinkConnectorOptions;
 import org.apache.paimon.flink.sink.FlinkSinkBuilder;

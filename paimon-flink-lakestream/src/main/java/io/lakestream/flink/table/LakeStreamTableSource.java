@@ -20,7 +20,7 @@ package io.lakestream.flink.table;
 
 import io.lakestream.flink.source.LakeStreamChangelog;
 import io.lakestream.flink.source.LakeStreamSource;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.flink.LogicalTypeConversion;
 import org.apache.paimon.flink.PredicateConverter;

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.testutils.Await;
+import io.lakestream.testutils.Await;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;

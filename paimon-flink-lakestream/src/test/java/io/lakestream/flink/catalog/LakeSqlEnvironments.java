@@ -19,12 +19,12 @@
 package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.sink.WriterLeases;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.store.WriterLeaseEntry;
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.WriterLeaseEntry;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;

@@ -18,12 +18,12 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Identifier;
 

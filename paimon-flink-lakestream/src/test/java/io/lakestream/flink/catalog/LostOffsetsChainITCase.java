@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.offsets.OffsetsDirectory;
-import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.offsets.OffsetsDirectory;
+import io.lakestream.offsets.SnapshotOffsets;
 
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;

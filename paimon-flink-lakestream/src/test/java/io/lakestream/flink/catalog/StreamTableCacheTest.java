@@ -18,8 +18,8 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.types.DataTypes;

@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.testutils.Await;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;

@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.testutils.LocalPaimonTables;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.GenericRow;

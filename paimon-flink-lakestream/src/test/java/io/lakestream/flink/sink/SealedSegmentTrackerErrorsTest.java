@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;

@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTableSpec;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;

@@ -18,19 +18,19 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.AbortedRanges;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.source.LakeStreamSource;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.offsets.AbortedRanges;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;

@@ -18,13 +18,13 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.store.WriterLeaseEntry;
-import io.lakestream.flink.store.WriterLeaseLog;
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.WriterLeaseEntry;
+import io.lakestream.store.WriterLeaseLog;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.types.DataTypes;

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.store.WriterLeaseEntry;
+import io.lakestream.store.WriterLeaseEntry;
 
 import org.junit.jupiter.api.Test;
 

@@ -18,18 +18,18 @@
 
 package io.lakestream.flink.sink;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.FencedStreamReader;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.store.StreamWriter;
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.StreamWriter;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.source;
 
-import io.lakestream.flink.testutils.Await;
+import io.lakestream.testutils.Await;
 
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;

@@ -19,14 +19,14 @@
 package io.lakestream.flink.source;
 
 import io.lakestream.flink.catalog.LakeSqlEnvironments;
-import io.lakestream.flink.offsets.AbortedRange;
 import io.lakestream.flink.source.SourceTestTables.Kind;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.table.FileStoreTable;

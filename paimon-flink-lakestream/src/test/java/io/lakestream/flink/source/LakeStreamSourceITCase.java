@@ -18,12 +18,12 @@
 
 package io.lakestream.flink.source;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.SourceTestTables.Kind;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.predicate.PredicateBuilder;

@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.source;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.SourceTestTables.Kind;
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;

@@ -18,13 +18,13 @@
 
 package io.lakestream.flink.source;
 
-import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.SourceTestTables.Kind;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.store.StreamWriter;
-import io.lakestream.flink.testutils.Await;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.StreamWriter;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;

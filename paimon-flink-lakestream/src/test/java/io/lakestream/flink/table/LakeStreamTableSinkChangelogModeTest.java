@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.table;
 
-import io.lakestream.flink.testutils.LocalPaimonTables;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.flink.sink.FlinkTableSink;
 import org.apache.paimon.schema.Schema;

@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.testutils;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreLoader;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreLoader;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.testutils;
 
-import io.lakestream.flink.store.StreamStore;
+import io.lakestream.store.StreamStore;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 

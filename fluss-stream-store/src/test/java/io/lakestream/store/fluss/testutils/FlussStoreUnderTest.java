@@ -18,9 +18,9 @@
 
 package io.lakestream.store.fluss.testutils;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.StreamStore;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.testutils.StoreUnderTest;
+import io.lakestream.store.StreamStore;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 

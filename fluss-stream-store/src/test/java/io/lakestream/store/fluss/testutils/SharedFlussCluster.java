@@ -18,10 +18,10 @@
 
 package io.lakestream.store.fluss.testutils;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.testutils.Await;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.testutils.Await;
 
 import org.apache.fluss.server.testutils.FlussClusterExtension;
 

@@ -18,8 +18,8 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.table.source.DataSplit;
 

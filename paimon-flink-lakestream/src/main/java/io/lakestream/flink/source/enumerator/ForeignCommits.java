@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.SnapshotOffsets;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;

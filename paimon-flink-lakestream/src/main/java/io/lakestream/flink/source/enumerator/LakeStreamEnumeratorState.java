@@ -18,8 +18,8 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.offsets.PartitionBucket;
 
 import org.apache.flink.annotation.Internal;
 

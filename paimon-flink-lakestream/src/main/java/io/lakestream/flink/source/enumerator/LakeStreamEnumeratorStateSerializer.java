@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
+import io.lakestream.offsets.PartitionBucket;
 
 import org.apache.paimon.io.DataInputViewStreamWrapper;
 import org.apache.paimon.io.DataOutputViewStreamWrapper;

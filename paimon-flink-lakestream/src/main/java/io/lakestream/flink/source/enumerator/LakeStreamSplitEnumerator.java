@@ -18,15 +18,15 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.catalog.LakeStreamEnablement;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamStore;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamStore;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.schema.SchemaManager;
@@ -170,7 +170,7 @@ public final class LakeStreamSplitEnumerator
     public static LakeStreamSplitEnumerator create(
             SplitEnumeratorContext<LakeStreamSplit> context,
             org.apache.paimon.table.FileStoreTable table,
-            io.lakestream.flink.store.StreamTable streamTable,
+            io.lakestream.store.StreamTable streamTable,
             @Nullable org.apache.paimon.predicate.Predicate filter,
             Supplier<StreamStore> storeSupplier,
             boolean bounded,

@@ -18,14 +18,14 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.StreamOffsets;
 import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;

@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.AbortedRanges;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.FenceLog;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.offsets.AbortedRanges;
+import io.lakestream.store.FenceLog;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.table.FileStoreTable;

@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.CoreOptions.StartupMode;

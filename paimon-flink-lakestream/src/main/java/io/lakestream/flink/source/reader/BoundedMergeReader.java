@@ -18,12 +18,12 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.FencedStreamReader;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamStoreException;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamStoreException;
 
 import org.apache.paimon.table.FileStoreTable;
 

@@ -18,8 +18,8 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
 
 import org.apache.flink.annotation.Internal;
 

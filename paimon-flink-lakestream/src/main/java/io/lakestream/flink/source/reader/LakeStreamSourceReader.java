@@ -22,7 +22,7 @@ import io.lakestream.flink.source.ReadFilter;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitState;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.table.FileStoreTable;

@@ -18,20 +18,20 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.LakeStreamOptions;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreLoader;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.data.serializer.InternalRowSerializer;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.TableRead;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
@@ -112,13 +112,13 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
                         store,
                         committed,
                         readerMetrics,
-                        Configuration.fromMap(storeOptions)
+                        Options.fromMap(storeOptions)
                                 .get(LakeStreamOptions.READ_COMMITTED_MAX_HELD_RECORDS));
         this.boundedMerge =
                 new BoundedMergeReader(
                         table,
                         store,
-                        Configuration.fromMap(storeOptions)
+                        Options.fromMap(storeOptions)
                                 .get(LakeStreamOptions.READ_MERGE_BUFFER_MAX_RECORDS));
         this.mergeBoundedPrimaryKeys = !table.primaryKeys().isEmpty();
         ReadBuilder read = table.newReadBuilder();

@@ -18,13 +18,13 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.FencedStreamReader;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamRecord;
-import io.lakestream.flink.store.StreamSubscription;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamRecord;
+import io.lakestream.store.StreamSubscription;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;

@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.offsets.AbortedRanges;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.FencedStreamReader;
-import io.lakestream.flink.store.StreamRecord;
+import io.lakestream.offsets.AbortedRanges;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.StreamRecord;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;

@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;

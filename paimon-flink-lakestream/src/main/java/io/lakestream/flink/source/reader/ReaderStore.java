@@ -18,14 +18,15 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.store.FencedStreamReader;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamTable;
+
+import org.apache.paimon.options.Options;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.TimeUtils;
 
 import javax.annotation.Nullable;
@@ -57,7 +58,7 @@ final class ReaderStore implements AutoCloseable {
             Supplier<StreamStore> storeFactory) {
         this.streamTable = streamTable;
         this.storeFactory = storeFactory;
-        Configuration conf = Configuration.fromMap(options);
+        Options conf = Options.fromMap(options);
         this.timeout = conf.get(LakeStreamOptions.READ_STORE_TIMEOUT);
         this.address = address(conf.get(LakeStreamOptions.STORE), options);
     }

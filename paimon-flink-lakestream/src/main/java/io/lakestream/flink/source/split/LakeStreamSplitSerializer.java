@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.source.split;
 
-import io.lakestream.flink.offsets.PartitionBucket;
+import io.lakestream.offsets.PartitionBucket;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.io.DataInputViewStreamWrapper;

@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.testutils.LocalPaimonTables;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;

@@ -18,7 +18,7 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.testutils.LocalPaimonTables;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;

@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.PartitionBucket;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.StreamReader;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamReader;
 
 import org.apache.paimon.data.BinaryRow;
 

@@ -18,14 +18,14 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.testutils.LocalPaimonTables;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.GenericRow;

@@ -18,8 +18,8 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.store.WriterLeaseEntry;
-import io.lakestream.flink.store.WriterLeaseLog;
+import io.lakestream.store.WriterLeaseEntry;
+import io.lakestream.store.WriterLeaseLog;
 
 import java.util.List;
 

@@ -18,14 +18,14 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.SnapshotOffsets;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.store.OffsetPosition;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.testutils.LocalPaimonTables;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Identifier;
@@ -238,17 +238,15 @@ class PlanningBenchmark {
                                         return ends;
                                     }
                                 case "openFenceLog":
-                                    return new io.lakestream.flink.store.FenceLog() {
+                                    return new io.lakestream.store.FenceLog() {
                                         @Override
                                         public void recordAll(
-                                                List<io.lakestream.flink.offsets.AbortedRange>
-                                                        ranges) {
+                                                List<io.lakestream.offsets.AbortedRange> ranges) {
                                             throw new UnsupportedOperationException();
                                         }
 
                                         @Override
-                                        public List<io.lakestream.flink.offsets.AbortedRange>
-                                                readNew() {
+                                        public List<io.lakestream.offsets.AbortedRange> readNew() {
                                             return List.of();
                                         }
 

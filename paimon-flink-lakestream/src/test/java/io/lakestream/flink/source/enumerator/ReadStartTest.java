@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.offsets.StreamOffsetsUnknownException;
-import io.lakestream.flink.testutils.LocalPaimonTables;
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.offsets.StreamOffsetsUnknownException;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;

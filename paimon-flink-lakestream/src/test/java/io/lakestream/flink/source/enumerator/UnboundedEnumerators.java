@@ -19,8 +19,8 @@
 package io.lakestream.flink.source.enumerator;
 
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.StreamStore;
-import io.lakestream.flink.store.StreamTable;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.table.FileStoreTable;

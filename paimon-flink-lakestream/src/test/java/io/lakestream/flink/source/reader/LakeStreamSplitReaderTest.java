@@ -18,17 +18,17 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.LakeStreamOptions;
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.StreamOffsets;
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
-import io.lakestream.flink.store.StreamReader;
-import io.lakestream.flink.store.StreamStoreException;
-import io.lakestream.flink.store.StreamSubscription;
-import io.lakestream.flink.store.StreamTable;
-import io.lakestream.flink.store.StreamTableSpec;
-import io.lakestream.flink.testutils.LocalPaimonTables;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.StreamReader;
+import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamSubscription;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;

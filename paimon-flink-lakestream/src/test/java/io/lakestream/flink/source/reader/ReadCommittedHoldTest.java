@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.offsets.AbortedRange;
-import io.lakestream.flink.offsets.AbortedRanges;
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.offsets.StreamOffsets;
-import io.lakestream.flink.store.StreamRecord;
+import io.lakestream.offsets.AbortedRange;
+import io.lakestream.offsets.AbortedRanges;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.StreamRecord;
 
 import org.apache.paimon.data.GenericRow;
 

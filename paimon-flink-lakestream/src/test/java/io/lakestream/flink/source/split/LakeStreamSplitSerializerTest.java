@@ -18,8 +18,8 @@
 
 package io.lakestream.flink.source.split;
 
-import io.lakestream.flink.offsets.PartitionBucket;
-import io.lakestream.flink.store.StreamReader;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.StreamReader;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryRowWriter;

@@ -1,0 +1,145 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store;
+
+import io.lakestream.offsets.AbortedRanges;
+import io.lakestream.offsets.PartitionBucket;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A {@link StreamReader} that skips fenced records: the offsets that a failed writer attempt wrote
+ * after the checkpoint its successor restored from.
+ *
+ * <p>When the fence log is read, so that a reader asks the store in proportion to what changes and
+ * not to how often it polls:
+ *
+ * <ul>
+ *   <li>to its end ({@link FenceLog#readNew}) when the reader is created, and once per batch of
+ *       subscriptions: a restored writer records its fence before it writes anything new, so a
+ *       partition-bucket whose log is started after a fence was recorded never returns a record the
+ *       fence covers;
+ *   <li>after every non-empty poll, only what the fence log has delivered without asking ({@link
+ *       FenceLog#pollNew}): a fence recorded while a partition-bucket is being read is applied as
+ *       soon as it reaches the reader, within the store's fetch latency. Records of the failed
+ *       attempt fetched before that can be returned by a read-uncommitted reader, as records
+ *       fetched before the fence was recorded always could;
+ *   <li>to its end again through {@link #refreshFences}, which a read-committed reader calls before
+ *       it releases records it held back.
+ * </ul>
+ */
+public final class FencedStreamReader implements StreamReader {
+
+    private final StreamReader reader;
+    private final FenceLog fenceLog;
+    private final AbortedRanges fences = new AbortedRanges();
+    private long skippedRecords;
+
+    public FencedStreamReader(StreamReader reader, FenceLog fenceLog) {
+        this.reader = reader;
+        this.fenceLog = fenceLog;
+        fences.addAll(fenceLog.readNew());
+    }
+
+    @Override
+    public void subscribe(PartitionBucket partitionBucket, long startOffset, long stopOffset) {
+        subscribe(
+                Collections.singletonList(
+                        new StreamSubscription(partitionBucket, startOffset, stopOffset)));
+    }
+
+    /**
+     * Subscribes the whole batch with one call to the reader, then reads the fence log to its end
+     * once: no record of a partition-bucket started now is returned if a fence recorded before
+     * covers it.
+     */
+    @Override
+    public void subscribe(List<StreamSubscription> subscriptions) {
+        if (subscriptions.isEmpty()) {
+            return;
+        }
+        reader.subscribe(subscriptions);
+        refreshFences();
+    }
+
+    @Override
+    public void unsubscribe(PartitionBucket partitionBucket) {
+        reader.unsubscribe(partitionBucket);
+    }
+
+    @Override
+    public List<StreamRecord> poll(Duration timeout) {
+        List<StreamRecord> records = reader.poll(timeout);
+        if (records.isEmpty()) {
+            return records;
+        }
+        // only what the fence log delivered on its own: no request per poll
+        fences.addAll(fenceLog.pollNew());
+        List<StreamRecord> visible = new ArrayList<>(records.size());
+        for (StreamRecord record : records) {
+            if (fences.isAborted(record.partitionBucket(), record.offset())) {
+                skippedRecords++;
+            } else {
+                visible.add(record);
+            }
+        }
+        return visible;
+    }
+
+    /** The number of fenced records this reader dropped so far. */
+    public long skippedRecords() {
+        return skippedRecords;
+    }
+
+    /**
+     * Reads the fence log to its end, so that {@link #fences()} covers every fence recorded before
+     * this call. A reader that holds records back (read-committed) calls it before it lets them go:
+     * a record it fetched before its fence was recorded is covered then.
+     */
+    public void refreshFences() {
+        fences.addAll(fenceLog.readNew());
+    }
+
+    /** The fences this reader knows of. */
+    public AbortedRanges fences() {
+        return fences;
+    }
+
+    @Override
+    public List<PartitionBucket> finished() {
+        return reader.finished();
+    }
+
+    @Override
+    public void wakeup() {
+        reader.wakeup();
+    }
+
+    @Override
+    public void close() {
+        try {
+            reader.close();
+        } finally {
+            fenceLog.close();
+        }
+    }
+}
