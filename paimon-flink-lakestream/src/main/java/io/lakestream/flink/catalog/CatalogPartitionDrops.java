@@ -19,10 +19,10 @@
 package io.lakestream.flink.catalog;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.flink.sink.StreamPartitionDrops;
-import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.protocol.StreamPartitionDrops;
+import io.lakestream.protocol.WriterLeases;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;

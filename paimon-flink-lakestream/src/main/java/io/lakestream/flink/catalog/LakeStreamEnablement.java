@@ -20,12 +20,12 @@ package io.lakestream.flink.catalog;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.StatementErrors;
-import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.offsets.StreamOffsetsUnknownException;
+import io.lakestream.protocol.WriterLeases;
 import io.lakestream.store.FenceLog;
 import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamStore;

@@ -20,6 +20,7 @@ package io.lakestream.flink.sink;
 
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.offsets.StreamOffsetsSerializer;
+import io.lakestream.protocol.SealedSegment;
 
 import org.apache.paimon.flink.sink.Committable;
 import org.apache.paimon.flink.sink.CommittableSerializer;

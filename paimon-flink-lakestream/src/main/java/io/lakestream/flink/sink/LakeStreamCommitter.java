@@ -22,6 +22,10 @@ import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.OffsetsCleaner;
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.protocol.SealedOffsetsProperty;
+import io.lakestream.protocol.SealedSegment;
+import io.lakestream.protocol.SnapshotOffsetsAssigner;
+import io.lakestream.protocol.StreamPartitionDrops;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.flink.sink.Committable;

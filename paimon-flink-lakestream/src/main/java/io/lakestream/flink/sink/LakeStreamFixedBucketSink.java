@@ -20,6 +20,8 @@ package io.lakestream.flink.sink;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.protocol.StreamPartitionDrops;
+import io.lakestream.protocol.WriterLease;
 import io.lakestream.store.FenceLog;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreLoader;

@@ -18,8 +18,8 @@
 
 package io.lakestream.flink.catalog;
 
-import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.protocol.WriterLeases;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;

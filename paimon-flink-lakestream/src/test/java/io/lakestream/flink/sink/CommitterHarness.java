@@ -22,6 +22,7 @@ import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.protocol.SealedSegment;
 import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.Snapshot;

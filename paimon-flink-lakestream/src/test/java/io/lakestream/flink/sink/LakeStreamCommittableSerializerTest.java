@@ -21,6 +21,7 @@ package io.lakestream.flink.sink;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.offsets.StreamOffsetsSerializer;
+import io.lakestream.protocol.SealedSegment;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryRowWriter;

@@ -23,6 +23,8 @@ import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.offsets.AbortedRanges;
 import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.protocol.WriterConflictException;
+import io.lakestream.protocol.WriterLeaseReplay;
 import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;

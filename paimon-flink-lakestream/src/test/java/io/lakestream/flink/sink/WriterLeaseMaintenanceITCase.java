@@ -19,6 +19,9 @@
 package io.lakestream.flink.sink;
 
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.protocol.WriterConflictException;
+import io.lakestream.protocol.WriterLease;
+import io.lakestream.protocol.WriterLeases;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;

@@ -21,6 +21,7 @@ package io.lakestream.flink.sink;
 import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.protocol.SealedSegmentTracker;
 import io.lakestream.store.FenceLog;
 import io.lakestream.store.FencedStreamReader;
 import io.lakestream.store.OffsetPosition;

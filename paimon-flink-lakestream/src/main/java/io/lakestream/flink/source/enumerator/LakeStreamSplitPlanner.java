@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.sink.WriterLeases;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.protocol.WriterLeases;
 import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamStore;

@@ -19,6 +19,7 @@
 package io.lakestream.flink.source.reader;
 
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.read.BucketMerge;
 
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;

@@ -20,6 +20,7 @@ package io.lakestream.flink.source.reader;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.read.BucketMerge;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;

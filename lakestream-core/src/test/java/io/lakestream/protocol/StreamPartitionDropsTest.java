@@ -16,11 +16,11 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
-import io.lakestream.flink.sink.StreamPartitionDrops.Action;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.protocol.StreamPartitionDrops.Action;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;

@@ -16,14 +16,12 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.WriterLeaseEntry;
 import io.lakestream.store.WriterLeaseLog;
-
-import org.apache.flink.annotation.Internal;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -40,7 +38,6 @@ import java.util.function.Supplier;
  * a job started with a longer {@code lake-stream.sink.writer-lease-timeout} than the caller's is
  * judged by the caller's.
  */
-@Internal
 public final class WriterLeases {
 
     private WriterLeases() {}

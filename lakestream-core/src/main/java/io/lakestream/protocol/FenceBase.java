@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import javax.annotation.Nullable;
 
@@ -31,7 +31,7 @@ import javax.annotation.Nullable;
  * later snapshots (of this job before, or of another) committed, and fencing those would make every
  * read that starts below them skip committed rows.
  */
-final class FenceBase {
+public final class FenceBase {
 
     private FenceBase() {}
 
@@ -41,7 +41,7 @@ final class FenceBase {
      * @param tiered the tiered offset of the table's latest snapshot
      * @param end the store's end offset now
      */
-    static long of(@Nullable Long restored, long tiered, long end) {
+    public static long of(@Nullable Long restored, long tiered, long end) {
         if (restored != null && restored > end && tiered <= end) {
             // a log never shrinks: this one was created anew since the checkpoint (its partition
             // was dropped and written again), and the restored offset belongs to the dropped log

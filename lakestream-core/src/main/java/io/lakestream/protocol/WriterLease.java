@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.store.StreamStore;
@@ -24,8 +24,7 @@ import io.lakestream.store.StreamTable;
 import io.lakestream.store.WriterLeaseEntry;
 import io.lakestream.store.WriterLeaseLog;
 
-import org.apache.flink.annotation.Internal;
-import org.apache.flink.util.concurrent.ExecutorThreadFactory;
+import org.apache.paimon.utils.ExecutorThreadFactory;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,8 +45,7 @@ import java.util.concurrent.TimeUnit;
  * user, which a job keeps across failovers and savepoint restores, so a restarted job finds its own
  * lease.
  */
-@Internal
-final class WriterLease implements AutoCloseable {
+public final class WriterLease implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(WriterLease.class);
 
@@ -64,7 +62,7 @@ final class WriterLease implements AutoCloseable {
     private ScheduledExecutorService renewer;
     private WriterLeaseLog renewLog;
 
-    WriterLease(
+    public WriterLease(
             StreamStore store,
             StreamTable table,
             String owner,
@@ -86,7 +84,7 @@ final class WriterLease implements AutoCloseable {
      *
      * @throws WriterConflictException when another live job holds the lease
      */
-    void acquire() throws InterruptedException {
+    public void acquire() throws InterruptedException {
         log.append(owner, description);
         replay.apply(log.readNew());
         WriterLeaseEntry firstSeen = replay.holderEntry();
@@ -133,7 +131,7 @@ final class WriterLease implements AutoCloseable {
      *
      * @throws WriterConflictException when another job holds the lease now
      */
-    void checkHeld() {
+    public void checkHeld() {
         if (renewer == null) {
             return;
         }
@@ -148,7 +146,8 @@ final class WriterLease implements AutoCloseable {
      * once instead of after the lease timeout. Only for after the final commit of a job whose
      * writers all ended: a job that takes over fences everything past the committed offsets.
      */
-    static void release(StreamStore store, StreamTable table, String owner, String description) {
+    public static void release(
+            StreamStore store, StreamTable table, String owner, String description) {
         try (WriterLeaseLog log = store.openWriterLeaseLog(table)) {
             log.release(owner, description);
         }
@@ -156,7 +155,7 @@ final class WriterLease implements AutoCloseable {
     }
 
     /** Renews the lease every third of its timeout from a thread of its own. */
-    void startRenewing() {
+    public void startRenewing() {
         renewLog = store.openWriterLeaseLog(table);
         renewer =
                 Executors.newSingleThreadScheduledExecutor(

@@ -16,14 +16,12 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.data.BinaryRow;
-
-import org.apache.flink.annotation.Internal;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -42,8 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * and the partition-bucket it returns is the same object every time. Boxed offsets appear only at a
  * seal, once per partition-bucket written.
  */
-@Internal
-final class SealedSegmentTracker {
+public final class SealedSegmentTracker {
 
     private final StreamTable table;
     private final Map<PartitionBucket, Long> endOffsets;
@@ -65,7 +62,7 @@ final class SealedSegmentTracker {
      * @param fencedFrom the offset from which each owned partition-bucket was fenced, or its end
      *     when nothing was: where its first segment starts
      */
-    SealedSegmentTracker(
+    public SealedSegmentTracker(
             StreamTable table,
             Map<PartitionBucket, Long> startOffsets,
             Map<PartitionBucket, Long> fencedFrom) {
@@ -79,7 +76,7 @@ final class SealedSegmentTracker {
      * Returns where the segments that end at {@code sealed} start, and makes those ends the starts
      * of the next segments. Called once per barrier, after {@link #checkSealed}.
      */
-    Map<PartitionBucket, Long> takeSegmentStarts(Map<PartitionBucket, Long> sealed) {
+    public Map<PartitionBucket, Long> takeSegmentStarts(Map<PartitionBucket, Long> sealed) {
         Map<PartitionBucket, Long> starts = new HashMap<>();
         for (Map.Entry<PartitionBucket, Long> end : sealed.entrySet()) {
             starts.put(end.getKey(), segmentStarts.getOrDefault(end.getKey(), 0L));
@@ -93,7 +90,7 @@ final class SealedSegmentTracker {
      * that stays valid after Paimon reuses {@code partition}; the same object for the same
      * partition-bucket every time.
      */
-    PartitionBucket recordWritten(BinaryRow partition, int bucket) {
+    public PartitionBucket recordWritten(BinaryRow partition, int bucket) {
         PartitionCounts counts = lastPartition;
         // compares content: Paimon overwrites the same partition row object in place
         if (counts == null || !counts.partition.equals(partition)) {
@@ -111,7 +108,7 @@ final class SealedSegmentTracker {
      * Checks the end offsets a flush reported against the expected ones, adopts them, and returns
      * the number of records sealed. Nothing is adopted when a check fails.
      */
-    long checkSealed(Map<PartitionBucket, Long> sealed) {
+    public long checkSealed(Map<PartitionBucket, Long> sealed) {
         long records = 0;
         Map<PartitionBucket, Long> adopted = new HashMap<>();
         for (PartitionCounts counts : partitions.values()) {
@@ -192,11 +189,11 @@ final class SealedSegmentTracker {
                         actual - expected, sealedBefore, actual);
     }
 
-    Map<PartitionBucket, Long> endOffsets() {
+    public Map<PartitionBucket, Long> endOffsets() {
         return endOffsets;
     }
 
-    int size() {
+    public int size() {
         return endOffsets.size();
     }
 

@@ -16,20 +16,15 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
-
-import org.apache.flink.annotation.PublicEvolving;
-
 /**
- * Thrown when a sink job would write a lake-stream table that another job writes: each
- * partition-bucket must have one writer, so that its store end offset is that writer's progress.
+ * The boundary protocol between Paimon snapshots and the stream store, as {@code
+ * docs/consistency.md} writes it down: sealing at the barrier ({@link
+ * io.lakestream.protocol.SealedSegmentTracker}), the offsets map assigned at commit ({@link
+ * io.lakestream.protocol.SnapshotOffsetsAssigner}), fencing on start ({@link
+ * io.lakestream.protocol.FenceBase}), the writer lease ({@link io.lakestream.protocol.WriterLease})
+ * and the drop of stream partitions Paimon no longer holds ({@link
+ * io.lakestream.protocol.StreamPartitionDrops}). Engine-free: an engine's sink calls it, a store
+ * implements the SPI's primitives only. A change here is a change of the protocol: change the page
+ * first, then the code and the test the page names.
  */
-@PublicEvolving
-public class WriterConflictException extends RuntimeException {
-
-    private static final long serialVersionUID = 1L;
-
-    public WriterConflictException(String message) {
-        super(message);
-    }
-}
+package io.lakestream.protocol;

@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.reader;
+package io.lakestream.read;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;

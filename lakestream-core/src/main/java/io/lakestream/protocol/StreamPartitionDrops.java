@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
@@ -29,8 +29,6 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.manifest.PartitionEntry;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.utils.SnapshotManager;
-
-import org.apache.flink.annotation.Internal;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +60,6 @@ import java.util.function.Supplier;
  * a partition created again later starts its logs at offset 0, and a map that still held the old
  * offsets would make readers skip the new records and the committer refuse them as going back.
  */
-@Internal
 public final class StreamPartitionDrops implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamPartitionDrops.class);

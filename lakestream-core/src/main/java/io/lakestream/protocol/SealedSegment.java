@@ -16,14 +16,12 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import io.lakestream.offsets.StreamOffsets;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.table.sink.CommitMessage;
-
-import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
@@ -49,7 +47,6 @@ import java.util.Objects;
  * reaches Paimon's own combine: the lake-stream committer takes it out first. Its partition and
  * bucket are those of no file ({@link BinaryRow#EMPTY_ROW}, {@value #NO_BUCKET}).
  */
-@Internal
 public final class SealedSegment implements CommitMessage {
 
     private static final long serialVersionUID = 1L;

@@ -16,15 +16,13 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.offsets.StreamOffsetsSerializer;
 
 import org.apache.paimon.manifest.ManifestCommittable;
-
-import org.apache.flink.annotation.Internal;
 
 import java.util.Base64;
 import java.util.HashMap;
@@ -40,8 +38,7 @@ import java.util.function.BinaryOperator;
  * (see {@link SnapshotOffsetsAssigner}) and the property is removed before Paimon writes the
  * snapshot.
  */
-@Internal
-final class SealedOffsetsProperty {
+public final class SealedOffsetsProperty {
 
     /** The property of a pending committable that holds the ends of its sealed segments. */
     static final String KEY = "lake-stream.sealed";
@@ -57,7 +54,7 @@ final class SealedOffsetsProperty {
      * may receive segments more than once; a partition-bucket has one writer, whose later seal is
      * the higher end, and whose earlier segment the lower start.
      */
-    static void add(ManifestCommittable committable, SealedSegment segment) {
+    public static void add(ManifestCommittable committable, SealedSegment segment) {
         if (segment.endOffsets().isEmpty()) {
             return;
         }

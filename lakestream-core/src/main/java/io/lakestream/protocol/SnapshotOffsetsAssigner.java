@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
@@ -25,8 +25,6 @@ import io.lakestream.offsets.StreamOffsets;
 
 import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.table.FileStoreTable;
-
-import org.apache.flink.annotation.Internal;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,8 +51,7 @@ import java.util.function.BinaryOperator;
  * compaction job's commits or Paimon's expiry in between change nothing; the last map read is
  * cached by its file name, which is all that is read when nothing else recorded offsets.
  */
-@Internal
-final class SnapshotOffsetsAssigner {
+public final class SnapshotOffsetsAssigner {
 
     private final FileStoreTable table;
 
@@ -67,7 +64,7 @@ final class SnapshotOffsetsAssigner {
     private String cachedFile;
     private StreamOffsets cachedOffsets;
 
-    SnapshotOffsetsAssigner(FileStoreTable table) {
+    public SnapshotOffsetsAssigner(FileStoreTable table) {
         this(table, (parent, segments) -> parent);
     }
 
@@ -75,7 +72,8 @@ final class SnapshotOffsetsAssigner {
      * @param beforeAdvance given the parent's map and the first sealed segments of a commit,
      *     returns the map to advance
      */
-    SnapshotOffsetsAssigner(FileStoreTable table, BinaryOperator<StreamOffsets> beforeAdvance) {
+    public SnapshotOffsetsAssigner(
+            FileStoreTable table, BinaryOperator<StreamOffsets> beforeAdvance) {
         this.table = table;
         this.beforeAdvance = beforeAdvance;
     }
@@ -87,7 +85,7 @@ final class SnapshotOffsetsAssigner {
      * @throws IllegalStateException when a sealed offset is below its parent's (offsets never go
      *     back; the commit is refused)
      */
-    List<AbortedRange> assign(List<ManifestCommittable> committables) {
+    public List<AbortedRange> assign(List<ManifestCommittable> committables) {
         List<AbortedRange> gaps = new ArrayList<>();
         StreamOffsets parent = null;
         for (ManifestCommittable committable : committables) {

@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.reader;
+package io.lakestream.read;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.KeyValue;
@@ -32,8 +32,6 @@ import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.FieldsComparator;
 import org.apache.paimon.utils.UserDefinedSeqComparator;
-
-import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
@@ -57,8 +55,7 @@ import java.util.Map;
  * memory held is one change per key changed. The lake rows stream through {@link #mergeLake};
  * {@link #remaining} then yields the keys that only the store has.
  */
-@Internal
-final class BucketMerge {
+public final class BucketMerge {
 
     private final Projection keyProjection;
     private final InternalRowSerializer rowSerializer;
@@ -94,7 +91,7 @@ final class BucketMerge {
     }
 
     /** The merge of a primary-key table, with the merge function its options choose. */
-    static BucketMerge of(FileStoreTable table) {
+    public static BucketMerge of(FileStoreTable table) {
         return new BucketMerge(
                 table.rowType(),
                 table.primaryKeys(),
@@ -118,7 +115,7 @@ final class BucketMerge {
     }
 
     /** Adds one change from the store, in offset order; its row kind is the change's. */
-    void addChange(InternalRow row) {
+    public void addChange(InternalRow row) {
         BinaryRow key = keyProjection.apply(row).copy();
         List<InternalRow> keyChanges = changes.computeIfAbsent(key, k -> new ArrayList<>(1));
         if (lastChangeWins && !keyChanges.isEmpty()) {
@@ -130,7 +127,7 @@ final class BucketMerge {
     }
 
     /** The changes held in memory now. */
-    long bufferedChanges() {
+    public long bufferedChanges() {
         return bufferedChanges;
     }
 
@@ -140,7 +137,7 @@ final class BucketMerge {
 
     /** The lake row with the store's changes of its key merged in, or null if they delete it. */
     @Nullable
-    InternalRow mergeLake(InternalRow lakeRow) {
+    public InternalRow mergeLake(InternalRow lakeRow) {
         if (changes.isEmpty()) {
             return lakeRow;
         }
@@ -153,7 +150,7 @@ final class BucketMerge {
     }
 
     /** The merged rows of the keys that no lake row had, in the order of their first change. */
-    Iterator<InternalRow> remaining() {
+    public Iterator<InternalRow> remaining() {
         List<InternalRow> rows = new ArrayList<>();
         for (Map.Entry<BinaryRow, List<InternalRow>> entry : changes.entrySet()) {
             InternalRow merged = merge(entry.getKey(), null, entry.getValue());

@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import org.junit.jupiter.api.Test;
 

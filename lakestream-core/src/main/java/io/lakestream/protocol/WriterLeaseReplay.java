@@ -16,11 +16,9 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.sink;
+package io.lakestream.protocol;
 
 import io.lakestream.store.WriterLeaseEntry;
-
-import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
@@ -55,8 +53,7 @@ import java.util.Set;
  * oldest entries were removed by retention converges on the same holder once the current holder has
  * renewed for longer than the timeout.
  */
-@Internal
-final class WriterLeaseReplay {
+public final class WriterLeaseReplay {
 
     /** The owner prefix of claims by table maintenance, see the class comment. */
     static final String MAINTENANCE_OWNER_PREFIX = "lake-stream-maintenance-";
@@ -78,11 +75,11 @@ final class WriterLeaseReplay {
     /** The last release applied. */
     @Nullable private WriterLeaseEntry lastRelease;
 
-    WriterLeaseReplay(long timeoutMillis) {
+    public WriterLeaseReplay(long timeoutMillis) {
         this.timeoutMillis = timeoutMillis;
     }
 
-    void apply(List<WriterLeaseEntry> entries) {
+    public void apply(List<WriterLeaseEntry> entries) {
         for (WriterLeaseEntry entry : entries) {
             if (entry.isRelease()) {
                 release(entry);
@@ -142,7 +139,7 @@ final class WriterLeaseReplay {
 
     /** The owner holding the lease after the entries applied so far, or null when it is free. */
     @Nullable
-    String holder() {
+    public String holder() {
         return holderEntry == null ? null : holderEntry.owner();
     }
 
