@@ -20,8 +20,8 @@ package io.lakestream.flink.sink;
 
 import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.OffsetsCleaner;
-import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.protocol.OffsetsCommit;
 import io.lakestream.protocol.SealedOffsetsProperty;
 import io.lakestream.protocol.SealedSegment;
 import io.lakestream.protocol.SnapshotOffsetsAssigner;
@@ -60,9 +60,10 @@ import java.util.function.Consumer;
  *       properties ({@link SealedOffsetsProperty}), so that they are part of the committer's state.
  *   <li>{@link #commit} and {@link #filterAndCommit}: right before Paimon commits, each uncommitted
  *       committable, in checkpoint order, gets the full map of the snapshot it becomes ({@link
- *       SnapshotOffsetsAssigner}); Paimon's commit writes it into the snapshot's properties
- *       atomically with the data. Then the new snapshots are anchored, and now and then the offsets
- *       files no snapshot, tag or branch needs are deleted ({@link OffsetsCleaner}).
+ *       SnapshotOffsetsAssigner}, through {@link OffsetsCommit}); Paimon's commit writes it into
+ *       the snapshot's properties atomically with the data. Then the new snapshots are anchored,
+ *       and now and then the offsets files no snapshot, tag or branch needs are deleted ({@link
+ *       OffsetsCleaner}).
  * </ul>
  *
  * <p>Why at commit and not at combine: Paimon's {@code CommitterOperator} groups pending
@@ -84,31 +85,15 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
 
     private static final Logger LOG = LoggerFactory.getLogger(LakeStreamCommitter.class);
 
-    /**
-     * How often the committer deletes offsets files no longer needed. Hand-set rather than an
-     * option: a cleaning lists one folder and reads the anchors of retained snapshots.
-     */
-    static final long CLEANUP_INTERVAL_MILLIS = 5 * 60_000L;
-
-    /**
-     * Offsets files younger than this are kept whatever refers to them: one may belong to a commit
-     * under way elsewhere (enabling writes its file, then commits, within milliseconds).
-     */
-    static final long CLEANUP_MIN_FILE_AGE_MILLIS = 10 * 60_000L;
-
     private final FileStoreTable table;
     private final StoreCommitter paimon;
     private final String commitUser;
     private final Runnable releaseLease;
-    private final Consumer<List<AbortedRange>> fence;
-    private final SnapshotOffsetsAssigner offsets;
+    private final OffsetsCommit offsets;
     @Nullable private final StreamPartitionDrops partitionDrops;
-    @Nullable private final Consumer<StreamOffsets> committedOffsets;
 
     /** Whether this attempt combined committables, which restored ones never are. */
     private boolean combinedAny;
-
-    private long lastCleanupMillis;
 
     /**
      * @param commitUser the commit user of the job, with which Paimon tells committed checkpoints
@@ -153,21 +138,12 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             Consumer<List<AbortedRange>> fence,
             @Nullable StreamPartitionDrops partitionDrops,
             @Nullable Consumer<StreamOffsets> committedOffsets) {
-        this.committedOffsets = committedOffsets;
         this.table = table;
         this.paimon = paimon;
         this.commitUser = commitUser;
         this.releaseLease = releaseLease;
-        this.fence = fence;
         this.partitionDrops = partitionDrops;
-        this.offsets =
-                partitionDrops == null
-                        ? new SnapshotOffsetsAssigner(table)
-                        : new SnapshotOffsetsAssigner(table, partitionDrops::beforeCommit);
-        // a failure between an earlier attempt's commit and its anchor leaves a snapshot that
-        // Paimon may expire before anything else anchors it
-        SnapshotOffsets.anchorUnanchoredSnapshots(table);
-        this.lastCleanupMillis = System.currentTimeMillis();
+        this.offsets = new OffsetsCommit(table, fence, partitionDrops, committedOffsets);
     }
 
     @Override
@@ -209,10 +185,9 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
     public void commit(List<ManifestCommittable> globalCommittables)
             throws IOException, InterruptedException {
         List<ManifestCommittable> sorted = sorted(globalCommittables);
-        long before = latestSnapshotId();
-        fenceGaps(offsets.assign(sorted));
+        long before = offsets.beforeCommit(sorted);
         paimon.commit(sorted);
-        afterCommit(before);
+        offsets.afterCommit(before);
         releaseLeaseAfterFinalCommit(globalCommittables);
     }
 
@@ -222,40 +197,18 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             boolean checkAppendFiles,
             boolean partitionMarkDoneRecoverFromState) {
         List<ManifestCommittable> sorted = sorted(globalCommittables);
-        long before = latestSnapshotId();
         // only the committables Paimon is about to commit get maps, by the same rule Paimon
         // filters with: those after the last checkpoint this commit user committed
-        fenceGaps(offsets.assign(uncommitted(sorted)));
+        long before = offsets.beforeCommit(uncommitted(sorted));
         int committed =
                 paimon.filterAndCommit(sorted, checkAppendFiles, partitionMarkDoneRecoverFromState);
-        afterCommit(before);
+        offsets.afterCommit(before);
         // Paimon commits the end of the input this way too; a restore replays its committables
         // before this committer combined any, and those are no sign that every writer ended
         if (combinedAny) {
             releaseLeaseAfterFinalCommit(globalCommittables);
         }
         return committed;
-    }
-
-    /**
-     * Fences the records between a snapshot's offsets and the segments committed on top of it,
-     * before the commit makes the offsets cover them: they were sealed, committed and then rolled
-     * back, so no snapshot holds them (see {@link SnapshotOffsetsAssigner}).
-     */
-    private void fenceGaps(List<AbortedRange> gaps) {
-        if (gaps.isEmpty()) {
-            return;
-        }
-        fence.accept(gaps);
-        for (AbortedRange gap : gaps) {
-            LOG.info(
-                    "Fenced offsets [{}, {}) of {} of table {}: their records were committed in "
-                            + "snapshots that a rollback removed.",
-                    gap.startOffset(),
-                    gap.endOffset(),
-                    gap.partitionBucket(),
-                    table.fullName());
-        }
     }
 
     private static List<ManifestCommittable> sorted(List<ManifestCommittable> committables) {
@@ -277,45 +230,6 @@ public final class LakeStreamCommitter implements Committer<Committable, Manifes
             }
         }
         return result;
-    }
-
-    private long latestSnapshotId() {
-        Long latest = table.snapshotManager().latestSnapshotId();
-        return latest == null ? 0L : latest;
-    }
-
-    private void afterCommit(long latestBefore) {
-        SnapshotOffsets.anchorSnapshotsAfter(table, latestBefore);
-        if (committedOffsets != null && latestSnapshotId() != latestBefore) {
-            try {
-                SnapshotOffsets.ofLatestSnapshot(table).ifPresent(committedOffsets);
-            } catch (RuntimeException e) {
-                // a hint: the store frees the records at the next commit
-                LOG.warn(
-                        "Cannot tell the stream store of table {} what its latest snapshot "
-                                + "committed.",
-                        table.fullName(),
-                        e);
-            }
-        }
-        long now = System.currentTimeMillis();
-        if (now - lastCleanupMillis < CLEANUP_INTERVAL_MILLIS) {
-            return;
-        }
-        lastCleanupMillis = now;
-        try {
-            OffsetsCleaner.Result result =
-                    OffsetsCleaner.clean(table, now, CLEANUP_MIN_FILE_AGE_MILLIS);
-            LOG.info(
-                    "Deleted {} offsets anchors and {} offsets files of table {} that no retained "
-                            + "snapshot, tag or branch needs.",
-                    result.anchors,
-                    result.offsetsFiles,
-                    table.fullName());
-        } catch (RuntimeException e) {
-            // the commit happened; files left behind are deleted at a later cleaning
-            LOG.warn("Cannot clean the offsets files of table {}.", table.fullName(), e);
-        }
     }
 
     private void releaseLeaseAfterFinalCommit(List<ManifestCommittable> committed) {

@@ -19,24 +19,17 @@
 package io.lakestream.flink.sink;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
-import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.offsets.StreamOffsetsSerializer;
-import io.lakestream.protocol.FenceBase;
 import io.lakestream.protocol.SealedSegment;
-import io.lakestream.protocol.SealedSegmentTracker;
+import io.lakestream.protocol.StreamSegmentWriter;
 import io.lakestream.protocol.WriterConflictException;
 import io.lakestream.protocol.WriterLease;
-import io.lakestream.store.FenceLog;
-import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamWriter;
 
-import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.flink.sink.Committable;
 import org.apache.paimon.flink.sink.RowDataStoreWriteOperator;
@@ -71,11 +64,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Paimon's write operator for a fixed-bucket table that also writes every record to the stream
@@ -114,8 +104,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
     private transient ListState<byte[]> endOffsetsState;
     private transient Map<PartitionBucket, Long> restoredEndOffsets;
     private transient StreamStore store;
-    private transient StreamWriter writer;
-    private transient SealedSegmentTracker tracker;
+    private transient StreamSegmentWriter segments;
     private transient Counter numRecordsSend;
     private transient CommitLagTracker commitLag;
     private transient java.util.Set<PartitionBucket> endOffsetGauges;
@@ -158,13 +147,21 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         super.open();
         store = StreamStoreLoader.create(storeOptions, getClass().getClassLoader());
         acquireLease();
-        writer = store.createWriter(streamTable);
         numRecordsSend = getMetricGroup().counter("numRecordsSend");
         rowKindGenerator = RowKindGenerator.create(table.schema(), table.coreOptions());
-        Map<PartitionBucket, Long> fencedFrom = new HashMap<>();
-        Map<PartitionBucket, Long> ends = fenceOwnedPartitionBuckets(fencedFrom);
-        tracker = new SealedSegmentTracker(streamTable, ends, fencedFrom);
-        getMetricGroup().gauge("lakeStreamOwnedPartitionBuckets", () -> tracker.size());
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        segments =
+                StreamSegmentWriter.start(
+                        store,
+                        streamTable,
+                        table,
+                        restoredEndOffsets,
+                        pb ->
+                                ChannelComputer.select(pb.partition(), pb.bucket(), parallelism)
+                                        == subtask);
+        getMetricGroup()
+                .gauge("lakeStreamOwnedPartitionBuckets", () -> segments.ownedPartitionBuckets());
         commitLag = new CommitLagTracker();
         endOffsetGauges = new java.util.HashSet<>();
         getMetricGroup().gauge("lakeStreamUncommittedRecords", commitLag::uncommittedRecords);
@@ -204,111 +201,6 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         }
     }
 
-    /**
-     * Fences what failed attempts left in the partition-buckets this subtask owns, and returns the
-     * store end offset of each of them, from which this attempt writes on; puts the offset each was
-     * fenced from (its end when nothing was fenced) into {@code fencedFrom}.
-     */
-    private Map<PartitionBucket, Long> fenceOwnedPartitionBuckets(
-            Map<PartitionBucket, Long> fencedFrom) {
-        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        Set<PartitionBucket> owned = new LinkedHashSet<>();
-        for (BinaryRow partition : store.listPartitions(streamTable)) {
-            for (int bucket = 0; bucket < streamTable.spec().numBuckets(); bucket++) {
-                if (ChannelComputer.select(partition, bucket, parallelism) == subtask) {
-                    owned.add(new PartitionBucket(partition, bucket));
-                }
-            }
-        }
-        StreamOffsets tiered =
-                SnapshotOffsets.ofLatestSnapshot(table).orElse(StreamOffsets.empty());
-        if (store.isProcessLocal()) {
-            // the store's logs started empty with this process: the partition-buckets to continue
-            // are those the job's state and the table's snapshots know, not the store's
-            Set<PartitionBucket> known = new HashSet<>(restoredEndOffsets.keySet());
-            known.addAll(tiered.asMap().keySet());
-            for (PartitionBucket pb : known) {
-                if (pb.bucket() < streamTable.spec().numBuckets()
-                        && ChannelComputer.select(pb.partition(), pb.bucket(), parallelism)
-                                == subtask) {
-                    owned.add(pb);
-                }
-            }
-        }
-        if (owned.isEmpty()) {
-            return new HashMap<>();
-        }
-        Map<PartitionBucket, Long> ends =
-                new HashMap<>(store.listOffsets(streamTable, owned, OffsetPosition.LATEST));
-        if (store.isProcessLocal()) {
-            continueLogs(owned, ends, tiered);
-        }
-        List<AbortedRange> toFence = new ArrayList<>();
-        for (PartitionBucket pb : owned) {
-            long end = ends.get(pb);
-            long base = FenceBase.of(restoredEndOffsets.get(pb), tiered.offsetOr(pb, 0L), end);
-            fencedFrom.put(pb, Math.min(base, end));
-            if (end < base) {
-                throw new IllegalStateException(
-                        String.format(
-                                "The stream store holds %d records of %s of table %s, fewer "
-                                        + "than the %d that were committed: the stream table "
-                                        + "lost records.",
-                                end, streamTable.spec().describe(pb), streamTable.spec(), base));
-            }
-            if (end > base) {
-                toFence.add(new AbortedRange(pb, base, end));
-            }
-        }
-        if (!toFence.isEmpty()) {
-            // all fences of this start in one call: one request and one wait for durability
-            // instead of one per partition-bucket; it returns only once every reader can see
-            // them, so they are durable before this subtask writes its first record
-            try (FenceLog fences = store.openFenceLog(streamTable)) {
-                fences.recordAll(toFence);
-            }
-            for (AbortedRange fence : toFence) {
-                LOG.info(
-                        "Fenced offsets [{}, {}) of {} of table {} before writing again.",
-                        fence.startOffset(),
-                        fence.endOffset(),
-                        streamTable.spec().describe(fence.partitionBucket()),
-                        streamTable.spec());
-            }
-        }
-        return ends;
-    }
-
-    /**
-     * Tells each log of a process-local store that ends below the offset this attempt writes from
-     * to continue there (see {@link StreamWriter#continueAt}), and updates {@code ends} to the
-     * store's ends after that.
-     */
-    private void continueLogs(
-            Set<PartitionBucket> owned, Map<PartitionBucket, Long> ends, StreamOffsets tiered) {
-        List<PartitionBucket> continued = new ArrayList<>();
-        for (PartitionBucket pb : owned) {
-            // not FenceBase's rule for a log that is shorter than the restored offset (a dropped
-            // and recreated partition): a log of this process is short because it is new, and
-            // the restored committer may commit the restored offsets after this attempt started
-            Long restored = restoredEndOffsets.get(pb);
-            long base = Math.max(restored == null ? 0L : restored, tiered.offsetOr(pb, 0L));
-            if (ends.get(pb) < base) {
-                writer.continueAt(pb, base);
-                continued.add(pb);
-            }
-        }
-        if (!continued.isEmpty()) {
-            ends.putAll(store.listOffsets(streamTable, continued, OffsetPosition.LATEST));
-            LOG.info(
-                    "Continued {} logs of table {} in this process's stream store at the offsets "
-                            + "that Paimon's snapshots and the job's state hold.",
-                    continued.size(),
-                    streamTable.spec());
-        }
-    }
-
     @Override
     public void processElement(StreamRecord<InternalRow> element) throws Exception {
         SinkRecord record;
@@ -327,8 +219,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         // that column and leaves the row's kind as it came. Paimon does not hand the kind out, so
         // it is taken again, the way Paimon's writer takes it (a field read only for such tables).
         RowKind kind = RowKindGenerator.getRowKind(rowKindGenerator, record.row());
-        PartitionBucket pb = tracker.recordWritten(record.partition(), record.bucket());
-        writer.write(pb, kind, record.row());
+        segments.write(record.partition(), record.bucket(), kind, record.row());
         numRecordsSend.inc();
     }
 
@@ -337,28 +228,22 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
             throws IOException {
         List<Committable> committables =
                 new ArrayList<>(super.prepareCommit(waitCompaction, checkpointId));
-        Map<PartitionBucket, Long> sealed = writer.flush();
         // offsets reach the committer only while this job holds the table
-        lease.checkHeld();
-        long sealedRecords = tracker.checkSealed(sealed);
-        for (PartitionBucket pb : sealed.keySet()) {
+        StreamSegmentWriter.Sealed sealed =
+                segments.seal(
+                        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                        lease::checkHeld);
+        for (PartitionBucket pb : sealed.segment().endOffsets().asMap().keySet()) {
             registerEndOffsetGauge(pb);
         }
-        commitLag.sealed(checkpointId, sealedRecords);
+        commitLag.sealed(checkpointId, sealed.records());
         // at the end of the input (Paimon prepares the last commit with the identifier of a batch
         // commit) a segment goes out even when empty: it makes sure the committer sees the final
         // commit, after which it releases the writer lease
         boolean endOfInput = checkpointId == BatchWriteBuilder.COMMIT_IDENTIFIER;
-        Map<PartitionBucket, Long> starts = tracker.takeSegmentStarts(sealed);
         if (!sealed.isEmpty() || endOfInput) {
             committables.add(
-                    new Committable(
-                            checkpointId,
-                            Committable.Kind.FILE,
-                            new SealedSegment(
-                                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                                    StreamOffsets.of(starts),
-                                    StreamOffsets.of(sealed))));
+                    new Committable(checkpointId, Committable.Kind.FILE, sealed.segment()));
         }
         return committables;
     }
@@ -371,7 +256,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         if (endOffsetGauges.add(pb)) {
             getMetricGroup()
                     .addGroup("partitionBucket", pb.toString())
-                    .gauge("lakeStreamEndOffset", () -> tracker.endOffsets().get(pb));
+                    .gauge("lakeStreamEndOffset", () -> segments.endOffsets().get(pb));
         }
     }
 
@@ -386,7 +271,8 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         super.snapshotState(context);
         endOffsetsState.update(
                 Collections.singletonList(
-                        StreamOffsetsSerializer.serialize(StreamOffsets.of(tracker.endOffsets()))));
+                        StreamOffsetsSerializer.serialize(
+                                StreamOffsets.of(segments.endOffsets()))));
     }
 
     @Override
@@ -394,7 +280,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         // each resource is closed even when closing an earlier one throws: a store left open
         // keeps its pooled connection to the store's cluster
         try (AutoCloseable closeStore = store;
-                AutoCloseable closeWriter = writer;
+                AutoCloseable closeWriter = segments;
                 AutoCloseable closeLease = lease) {
             super.close();
         }

@@ -20,7 +20,9 @@ package io.lakestream.flink.source.reader;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.read.BoundedMergeReader;
 import io.lakestream.read.BucketMerge;
+import io.lakestream.read.ReaderStore;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
@@ -176,7 +178,9 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
         BucketMerge merge = null;
         // another writer's changes are emitted as Paimon's streaming read returns them, unmerged
         if (split.isBounded() && mergeBoundedPrimaryKeys && !split.isFollowed()) {
-            merge = boundedMerge.read(split);
+            merge =
+                    boundedMerge.read(
+                            split.partitionBucket(), split.nextLogOffset(), split.logStopOffset());
         }
         lake.start(split, merge);
     }

@@ -20,6 +20,7 @@ package io.lakestream.flink.source.reader;
 
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.read.ReaderStore;
 import io.lakestream.store.FencedStreamReader;
 import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamReader;

@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.reader;
+package io.lakestream.read;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.store.FencedStreamReader;
@@ -25,9 +25,7 @@ import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.options.Options;
-
-import org.apache.flink.annotation.Internal;
-import org.apache.flink.util.TimeUtils;
+import org.apache.paimon.utils.TimeUtils;
 
 import javax.annotation.Nullable;
 
@@ -41,8 +39,7 @@ import java.util.function.Supplier;
  * every wait on it ({@link LakeStreamOptions#READ_STORE_TIMEOUT}) with the error that names the
  * table and the store's address.
  */
-@Internal
-final class ReaderStore implements AutoCloseable {
+public final class ReaderStore implements AutoCloseable {
 
     private final StreamTable streamTable;
     private final Supplier<StreamStore> storeFactory;
@@ -52,7 +49,7 @@ final class ReaderStore implements AutoCloseable {
     @Nullable private StreamStore store;
     @Nullable private FencedStreamReader log;
 
-    ReaderStore(
+    public ReaderStore(
             StreamTable streamTable,
             Map<String, String> options,
             Supplier<StreamStore> storeFactory) {
@@ -75,14 +72,14 @@ final class ReaderStore implements AutoCloseable {
                 : "the '" + store + "' stream store at " + servers;
     }
 
-    StreamStore store() {
+    public StreamStore store() {
         if (store == null) {
             store = storeFactory.get();
         }
         return store;
     }
 
-    FencedStreamReader log() {
+    public FencedStreamReader log() {
         if (log == null) {
             StreamStore s = store();
             log = new FencedStreamReader(s.createReader(streamTable), s.openFenceLog(streamTable));
@@ -90,17 +87,17 @@ final class ReaderStore implements AutoCloseable {
         return log;
     }
 
-    StreamTable streamTable() {
+    public StreamTable streamTable() {
         return streamTable;
     }
 
     /** How long a wait on the store may last. */
-    Duration timeout() {
+    public Duration timeout() {
         return timeout;
     }
 
     /** The error of a wait on the store that ran out of time. */
-    StreamStoreException timedOut(String waitingFor) {
+    public StreamStoreException timedOut(String waitingFor) {
         return new StreamStoreException(
                 String.format(
                         "Timed out after %s reading table %s from %s: %s. Check that the store "
@@ -113,7 +110,7 @@ final class ReaderStore implements AutoCloseable {
                         TimeUtils.formatWithHighestUnit(timeout)));
     }
 
-    void wakeUp() {
+    public void wakeUp() {
         if (log != null) {
             log.wakeup();
         }

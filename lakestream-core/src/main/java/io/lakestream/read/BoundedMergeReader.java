@@ -16,10 +16,9 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.reader;
+package io.lakestream.read;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.store.FencedStreamReader;
 import io.lakestream.store.StreamRecord;
@@ -27,20 +26,17 @@ import io.lakestream.store.StreamStoreException;
 
 import org.apache.paimon.table.FileStoreTable;
 
-import org.apache.flink.annotation.Internal;
-
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Reads the store part of a bounded primary-key split into a {@link BucketMerge} before the split's
- * lake part is read, so that the lake rows can be merged with it as they stream by. The changes it
- * may hold are bounded ({@link LakeStreamOptions#READ_MERGE_BUFFER_MAX_RECORDS}) and so is its wait
- * for the store ({@link LakeStreamOptions#READ_STORE_TIMEOUT}): both fail the read with an error
- * that names the table.
+ * Reads the store part of a bounded read of a primary-key partition-bucket into a {@link
+ * BucketMerge} before its lake part is read, so that the lake rows can be merged with it as they
+ * stream by. The changes it may hold are bounded ({@link
+ * LakeStreamOptions#READ_MERGE_BUFFER_MAX_RECORDS}) and so is its wait for the store ({@link
+ * LakeStreamOptions#READ_STORE_TIMEOUT}): both fail the read with an error that names the table.
  */
-@Internal
-final class BoundedMergeReader {
+public final class BoundedMergeReader {
 
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
@@ -48,27 +44,26 @@ final class BoundedMergeReader {
     private final ReaderStore store;
     private final long maxBufferedChanges;
 
-    BoundedMergeReader(FileStoreTable table, ReaderStore store, long maxBufferedChanges) {
+    public BoundedMergeReader(FileStoreTable table, ReaderStore store, long maxBufferedChanges) {
         this.table = table;
         this.store = store;
         this.maxBufferedChanges = maxBufferedChanges;
     }
 
     /**
-     * The merge of {@code split}'s partition-bucket, holding its store records from the split's
-     * next log offset to its stop offset, less fenced ones. Merged whether or not the
-     * partition-bucket has lake rows: the log alone holds deletes and partial rows that only the
-     * merge turns into the table's rows.
+     * The merge of partition-bucket {@code pb}, holding its store records from {@code startOffset}
+     * to {@code stopOffset}, less fenced ones. Merged whether or not the partition-bucket has lake
+     * rows: the log alone holds deletes and partial rows that only the merge turns into the table's
+     * rows.
      */
-    BucketMerge read(LakeStreamSplit split) {
+    public BucketMerge read(PartitionBucket pb, long startOffset, long stopOffset) {
         BucketMerge merge = BucketMerge.of(table);
-        if (split.nextLogOffset() >= split.logStopOffset()) {
+        if (startOffset >= stopOffset) {
             return merge;
         }
         FencedStreamReader reader = store.log();
-        PartitionBucket pb = split.partitionBucket();
-        reader.subscribe(pb, split.nextLogOffset(), split.logStopOffset());
-        long next = split.nextLogOffset();
+        reader.subscribe(pb, startOffset, stopOffset);
+        long next = startOffset;
         long skipped = reader.skippedRecords();
         long deadline = System.currentTimeMillis() + store.timeout().toMillis();
         while (true) {
@@ -78,7 +73,7 @@ final class BoundedMergeReader {
                 next = record.offset() + 1;
                 if (merge.bufferedChanges() > maxBufferedChanges) {
                     reader.unsubscribe(pb);
-                    throw tooManyChanges(split);
+                    throw tooManyChanges(pb);
                 }
             }
             if (reader.finished().contains(pb)) {
@@ -95,12 +90,12 @@ final class BoundedMergeReader {
                 throw store.timedOut(
                         String.format(
                                 "%s holds records up to offset %d, none arrived after offset %d",
-                                pb, split.logStopOffset(), next - 1));
+                                pb, stopOffset, next - 1));
             }
         }
     }
 
-    private StreamStoreException tooManyChanges(LakeStreamSplit split) {
+    private StreamStoreException tooManyChanges(PartitionBucket pb) {
         return new StreamStoreException(
                 String.format(
                         "A bounded read of table %s holds more than %d uncommitted changes of %s "
@@ -109,7 +104,7 @@ final class BoundedMergeReader {
                                 + "job), read it with '%s' = 'true', or raise the option.",
                         table.fullName(),
                         maxBufferedChanges,
-                        split.partitionBucket(),
+                        pb,
                         LakeStreamOptions.READ_MERGE_BUFFER_MAX_RECORDS.key(),
                         LakeStreamOptions.READ_LAKE_ONLY.key()));
     }
