@@ -19,12 +19,13 @@
 package io.lakestream.flink;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.flink.catalog.MainBranchOnly;
+import io.lakestream.StatementErrors;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
+import io.lakestream.table.MainBranchOnly;
 
 import org.apache.paimon.table.FileStoreTable;
 

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink;
 
+import io.lakestream.StatementErrors;
 import io.lakestream.store.StreamStoreException;
 
 import org.apache.flink.table.api.ValidationException;

@@ -23,6 +23,7 @@ import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
+import io.lakestream.table.LakeStreamEnablement;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;

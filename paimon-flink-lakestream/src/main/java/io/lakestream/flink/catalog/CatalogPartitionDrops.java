@@ -26,12 +26,14 @@ import io.lakestream.protocol.WriterLeases;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
+import io.lakestream.table.LakeStreamEnablement;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.ValidationException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,7 +93,8 @@ final class CatalogPartitionDrops {
                                     identifier,
                                     table,
                                     "lake-stream-partition-drop-" + UUID.randomUUID(),
-                                    kept);
+                                    kept,
+                                    ValidationException::new);
                         }
                         return null;
                     });

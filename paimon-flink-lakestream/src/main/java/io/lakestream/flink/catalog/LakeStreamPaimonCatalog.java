@@ -19,11 +19,14 @@
 package io.lakestream.flink.catalog;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.flink.StatementErrors;
+import io.lakestream.StatementErrors;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamTableOwner;
 import io.lakestream.store.StreamTableSpec;
+import io.lakestream.table.CredentialOptions;
+import io.lakestream.table.LakeStreamEnablement;
+import io.lakestream.table.MainBranchOnly;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
@@ -74,7 +77,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
 
     public LakeStreamPaimonCatalog(Catalog wrapped) {
         super(wrapped);
-        this.enablement = new LakeStreamEnablement(wrapped, wrapped.options());
+        this.enablement =
+                new LakeStreamEnablement(wrapped, wrapped.options(), ValidationException::new);
     }
 
     public LakeStreamEnablement enablement() {
@@ -120,12 +124,16 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                 schemaChanges.add(change);
             }
         }
-        CredentialOptions.refuse(identifier.getFullName(), newOptions.keySet(), "as table options");
+        CredentialOptions.refuse(
+                identifier.getFullName(),
+                newOptions.keySet(),
+                "as table options",
+                ValidationException::new);
         String enabledValue = newOptions.get(LakeStreamOptions.ENABLED.key());
         checkEnabledValue(identifier, enabledValue);
         boolean turnsOn = enabledValue != null && Boolean.parseBoolean(enabledValue);
         if (turnsOn) {
-            MainBranchOnly.checkEnablingAllowed(identifier);
+            MainBranchOnly.checkEnablingAllowed(identifier, ValidationException::new);
         }
         turnsOff |= enabledValue != null && !Boolean.parseBoolean(enabledValue);
         boolean enabledAfter = turnsOn || (enabledBefore && !turnsOff);
@@ -237,7 +245,10 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     public void createTable(Identifier identifier, Schema schema, boolean ignoreIfExists)
             throws TableAlreadyExistException, DatabaseNotExistException {
         CredentialOptions.refuse(
-                identifier.getFullName(), schema.options().keySet(), "as table options");
+                identifier.getFullName(),
+                schema.options().keySet(),
+                "as table options",
+                ValidationException::new);
         checkEnabledValue(identifier, schema.options().get(LakeStreamOptions.ENABLED.key()));
         if (!LakeStreamEnablement.isEnabled(schema.options())) {
             super.createTable(identifier, schema, ignoreIfExists);

@@ -19,7 +19,7 @@
 package io.lakestream.flink.procedure;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.flink.catalog.LakeStreamEnablement;
+import io.lakestream.table.LakeStreamEnablement;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.flink.procedure.ProcedureBase;

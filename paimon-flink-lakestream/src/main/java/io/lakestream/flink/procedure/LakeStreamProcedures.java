@@ -18,9 +18,9 @@
 
 package io.lakestream.flink.procedure;
 
-import io.lakestream.flink.StatementErrors;
-import io.lakestream.flink.catalog.LakeStreamEnablement;
+import io.lakestream.StatementErrors;
 import io.lakestream.flink.catalog.LakeStreamPaimonCatalog;
+import io.lakestream.table.LakeStreamEnablement;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
@@ -77,6 +77,6 @@ final class LakeStreamProcedures {
     static LakeStreamEnablement enablement(Catalog catalog) {
         return catalog instanceof LakeStreamPaimonCatalog
                 ? ((LakeStreamPaimonCatalog) catalog).enablement()
-                : new LakeStreamEnablement(catalog, catalog.options());
+                : new LakeStreamEnablement(catalog, catalog.options(), ValidationException::new);
     }
 }

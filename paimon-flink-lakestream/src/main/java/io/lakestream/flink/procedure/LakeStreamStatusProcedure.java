@@ -19,8 +19,7 @@
 package io.lakestream.flink.procedure;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.flink.StatementErrors;
-import io.lakestream.flink.catalog.LakeStreamEnablement;
+import io.lakestream.StatementErrors;
 import io.lakestream.offsets.AbortedRanges;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
@@ -33,6 +32,7 @@ import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.store.WriterLeaseEntry;
+import io.lakestream.table.LakeStreamEnablement;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Identifier;

@@ -19,8 +19,8 @@
 package io.lakestream.flink.source;
 
 import io.lakestream.LakeStreamOptions;
+import io.lakestream.StatementErrors;
 import io.lakestream.flink.LakeStreamTableBuilder;
-import io.lakestream.flink.StatementErrors;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorState;
 import io.lakestream.flink.source.enumerator.LakeStreamEnumeratorStateSerializer;
 import io.lakestream.flink.source.enumerator.LakeStreamSplitEnumerator;

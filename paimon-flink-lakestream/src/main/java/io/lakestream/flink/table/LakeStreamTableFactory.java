@@ -19,14 +19,14 @@
 package io.lakestream.flink.table;
 
 import io.lakestream.LakeStreamOptions;
+import io.lakestream.StatementErrors;
 import io.lakestream.flink.LakeStreamTableBuilder;
-import io.lakestream.flink.StatementErrors;
-import io.lakestream.flink.catalog.CredentialOptions;
-import io.lakestream.flink.catalog.LakeStreamEnablement;
-import io.lakestream.flink.catalog.MainBranchOnly;
-import io.lakestream.flink.catalog.StreamTableCache;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
+import io.lakestream.table.CredentialOptions;
+import io.lakestream.table.LakeStreamEnablement;
+import io.lakestream.table.MainBranchOnly;
+import io.lakestream.table.StreamTableCache;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.flink.DataCatalogTable;
@@ -172,7 +172,10 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
                             }
                         });
         CredentialOptions.refuse(
-                context.getObjectIdentifier().asSummaryString(), hinted, "in a hint");
+                context.getObjectIdentifier().asSummaryString(),
+                hinted,
+                "in a hint",
+                ValidationException::new);
     }
 
     /**

@@ -18,11 +18,11 @@
 
 package io.lakestream.flink.source;
 
-import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.source.SourceTestTables.Kind;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.store.StreamTableSpec;
+import io.lakestream.table.LakeStreamEnablement;
 import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;

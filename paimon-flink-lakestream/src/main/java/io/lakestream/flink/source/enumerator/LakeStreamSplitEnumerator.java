@@ -19,7 +19,6 @@
 package io.lakestream.flink.source.enumerator;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.flink.catalog.LakeStreamEnablement;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
@@ -27,6 +26,7 @@ import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamStore;
+import io.lakestream.table.LakeStreamEnablement;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.schema.SchemaManager;

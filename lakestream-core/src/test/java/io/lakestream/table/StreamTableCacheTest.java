@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.catalog;
+package io.lakestream.table;
 
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;

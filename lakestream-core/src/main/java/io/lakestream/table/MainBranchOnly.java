@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.catalog;
+package io.lakestream.table;
 
 import io.lakestream.LakeStreamOptions;
 
@@ -24,8 +24,7 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.utils.BranchManager;
 
-import org.apache.flink.annotation.Internal;
-import org.apache.flink.table.api.ValidationException;
+import java.util.function.Function;
 
 /**
  * Only the main branch of a table is in lake-stream mode. A branch ({@code CALL sys.create_branch})
@@ -35,7 +34,6 @@ import org.apache.flink.table.api.ValidationException;
  * committed data, lake-only), never with the main branch's tail; enabling the mode on a branch is
  * refused.
  */
-@Internal
 public final class MainBranchOnly {
 
     private MainBranchOnly() {}
@@ -45,13 +43,19 @@ public final class MainBranchOnly {
         return !BranchManager.isMainBranch(table.coreOptions().branch());
     }
 
-    /** Refuses to enable lake-stream mode on a branch, naming it and the way out. */
-    public static void checkEnablingAllowed(Identifier identifier) {
+    /**
+     * Refuses to enable lake-stream mode on a branch, naming it and the way out.
+     *
+     * @param refusal the engine's error of a refused statement, for example Flink's {@code
+     *     ValidationException::new}
+     */
+    public static void checkEnablingAllowed(
+            Identifier identifier, Function<String, RuntimeException> refusal) {
         String branch = identifier.getBranchName();
         if (branch == null || BranchManager.isMainBranch(branch)) {
             return;
         }
-        throw new ValidationException(
+        throw refusal.apply(
                 String.format(
                         "Cannot set '%s' on %s: it is branch '%s' of table %s.%s, and only the main "
                                 + "branch of a table can be in lake-stream mode (the stream "

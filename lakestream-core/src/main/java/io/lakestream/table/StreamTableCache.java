@@ -16,14 +16,12 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.catalog;
+package io.lakestream.table;
 
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Identifier;
-
-import org.apache.flink.annotation.Internal;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -40,7 +38,6 @@ import java.util.function.Supplier;
  * stream table dropped and created again by another catalog is caught by the store, which refuses
  * the old handle when a job uses it.
  */
-@Internal
 public final class StreamTableCache {
 
     private final Map<Key, StreamTable> tables = new ConcurrentHashMap<>();

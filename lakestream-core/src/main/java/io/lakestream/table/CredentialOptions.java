@@ -16,31 +16,48 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.catalog;
+package io.lakestream.table;
 
-import io.lakestream.flink.StatementErrors;
-
-import org.apache.flink.annotation.Internal;
-import org.apache.flink.configuration.GlobalConfiguration;
-import org.apache.flink.table.api.ValidationException;
+import io.lakestream.StatementErrors;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * Keeps the stream store's credentials and security settings out of table options. A table's
  * options are written in clear text into its schema files in the warehouse, where everyone who can
  * read the table can read them, and a hint is shown in plans and logs; credentials belong in the
- * options of the {@code paimon-lakestream} catalog. A lake-stream option is a credential when
- * Flink's {@link GlobalConfiguration#isSensitive} says so (password, secret, token, jaas.config and
- * the like), or when it is one of a store client's {@code client.security.*} settings.
+ * options of the {@code paimon-lakestream} catalog. A lake-stream option is a credential when its
+ * key holds one of the words Flink takes for sensitive (password, secret, token, jaas.config and
+ * the like, {@link #SENSITIVE_WORDS}), or when it is one of a store client's {@code
+ * client.security.*} settings.
  */
-@Internal
 public final class CredentialOptions {
 
     private static final String PREFIX = "lake-stream.";
+
+    /**
+     * The words that make a configuration key sensitive in Flink ({@code
+     * GlobalConfiguration.isSensitive} of Flink 1.20), written out here because the core has no
+     * Flink dependency and Paimon 1.3 has no such list.
+     */
+    static final List<String> SENSITIVE_WORDS =
+            Arrays.asList(
+                    "password",
+                    "secret",
+                    "fs.azure.account.key",
+                    "apikey",
+                    "api-key",
+                    "auth-params",
+                    "service-key",
+                    "token",
+                    "basic-auth",
+                    "jaas.config",
+                    "http-headers");
 
     private CredentialOptions() {}
 
@@ -50,16 +67,21 @@ public final class CredentialOptions {
             return false; // Paimon's own options are Paimon's business
         }
         String lower = key.toLowerCase(Locale.ROOT);
-        return GlobalConfiguration.isSensitive(key)
+        return SENSITIVE_WORDS.stream().anyMatch(lower::contains)
                 || lower.contains(".client.security.")
                 || lower.contains("jaas");
     }
 
     /**
      * Refuses {@code keys} of table {@code table} given {@code where} (as table options, in a hint)
-     * if any is a credential, naming the keys and never their values.
+     * if any is a credential, naming the keys and never their values, with the engine's error of a
+     * refused statement ({@code refusal}).
      */
-    public static void refuse(String table, Collection<String> keys, String where) {
+    public static void refuse(
+            String table,
+            Collection<String> keys,
+            String where,
+            Function<String, RuntimeException> refusal) {
         List<String> credentials = new ArrayList<>();
         for (String key : keys) {
             if (isCredential(key)) {
@@ -70,7 +92,7 @@ public final class CredentialOptions {
             return;
         }
         throw StatementErrors.rootOf(
-                ValidationException::new,
+                refusal,
                 String.format(
                         "Table %s: %s %s a credential or security setting of the stream store "
                                 + "and cannot be given %s: table options are written in clear "

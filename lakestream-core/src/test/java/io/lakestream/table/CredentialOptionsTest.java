@@ -16,9 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.catalog;
-
-import org.apache.flink.table.api.ValidationException;
+package io.lakestream.table;
 
 import org.junit.jupiter.api.Test;
 
@@ -63,12 +61,17 @@ class CredentialOptionsTest {
                                         List.of(
                                                 "bucket",
                                                 "lake-stream.fluss.client.security.sasl.password"),
-                                        "in a hint"))
-                .isInstanceOf(ValidationException.class)
+                                        "in a hint",
+                                        IllegalArgumentException::new))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Table db.t")
                 .hasMessageContaining("'lake-stream.fluss.client.security.sasl.password' is")
                 .hasMessageContaining("in a hint")
                 .hasMessageNotContaining("'bucket'");
-        CredentialOptions.refuse("db.t", List.of("bucket", "lake-stream.enabled"), "in a hint");
+        CredentialOptions.refuse(
+                "db.t",
+                List.of("bucket", "lake-stream.enabled"),
+                "in a hint",
+                IllegalArgumentException::new);
     }
 }

@@ -16,10 +16,10 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.catalog;
+package io.lakestream.table;
 
 import io.lakestream.LakeStreamOptions;
-import io.lakestream.flink.StatementErrors;
+import io.lakestream.StatementErrors;
 import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
@@ -46,10 +46,7 @@ import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.TableCommitImpl;
-
-import org.apache.flink.annotation.Internal;
-import org.apache.flink.table.api.ValidationException;
-import org.apache.flink.util.TimeUtils;
+import org.apache.paimon.utils.TimeUtils;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +58,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -81,13 +79,14 @@ import java.util.function.Supplier;
  * <p>Disabling only sets the option to {@code false}: new writes go to Paimon alone and reads read
  * Paimon alone; the stream table stays unless it is dropped through the procedure.
  */
-@Internal
 public final class LakeStreamEnablement {
 
     private static final Logger LOG = LoggerFactory.getLogger(LakeStreamEnablement.class);
 
     private final Catalog catalog;
     private final Map<String, String> catalogOptions;
+    private final Function<String, RuntimeException> refusal;
+    private final Class<?> refusalType;
     private final StreamTableCache streamTables = new StreamTableCache();
 
     /**
@@ -96,8 +95,21 @@ public final class LakeStreamEnablement {
      *     the store
      */
     public LakeStreamEnablement(Catalog catalog, Map<String, String> catalogOptions) {
+        this(catalog, catalogOptions, IllegalArgumentException::new);
+    }
+
+    /**
+     * @param refusal the engine's error of a refused statement, with which every refusal of this
+     *     class is thrown: Flink's {@code refusal}, so that the SQL client shows it as Flink's own
+     */
+    public LakeStreamEnablement(
+            Catalog catalog,
+            Map<String, String> catalogOptions,
+            Function<String, RuntimeException> refusal) {
         this.catalog = catalog;
         this.catalogOptions = catalogOptions;
+        this.refusal = refusal;
+        this.refusalType = refusal.apply("").getClass();
     }
 
     /** The catalog's options; its {@code lake-stream.*} entries win over a table's. */
@@ -120,11 +132,12 @@ public final class LakeStreamEnablement {
      * Enables lake-stream mode on {@code identifier} with {@code options} (more {@code
      * lake-stream.*} table options, may be empty). Idempotent.
      *
-     * @throws ValidationException naming the table and what stands in the way
+     * @throws RuntimeException of the refusal type naming the table and what stands in the way
      */
     public void enable(Identifier identifier, Map<String, String> options) {
-        CredentialOptions.refuse(identifier.getFullName(), options.keySet(), "as table options");
-        MainBranchOnly.checkEnablingAllowed(identifier);
+        CredentialOptions.refuse(
+                identifier.getFullName(), options.keySet(), "as table options", refusal);
+        MainBranchOnly.checkEnablingAllowed(identifier, refusal);
         FileStoreTable table = fileStoreTable(identifier).copy(options);
         provisionAndRecordStart(identifier, table);
         List<SchemaChange> changes = new ArrayList<>();
@@ -147,7 +160,7 @@ public final class LakeStreamEnablement {
                 store.drop(identifier, StreamTableOwner.of(table));
             } catch (StreamStoreException e) {
                 throw StatementErrors.rootOf(
-                        ValidationException::new,
+                        refusal,
                         String.format(
                                 "Lake-stream mode is disabled on table %s, but its stream table "
                                         + "was not dropped: %s",
@@ -158,7 +171,7 @@ public final class LakeStreamEnablement {
     }
 
     /** Steps 1 and 2 with one store client (closing one takes a while). */
-    void provisionAndRecordStart(Identifier identifier, FileStoreTable table) {
+    public void provisionAndRecordStart(Identifier identifier, FileStoreTable table) {
         streamTables.forget(identifier);
         StreamTableSpec spec = validatedSpec(identifier, table);
         enabling(
@@ -173,7 +186,7 @@ public final class LakeStreamEnablement {
     }
 
     /** Step 1 alone. */
-    StreamTable provision(Identifier identifier, FileStoreTable table) {
+    public StreamTable provision(Identifier identifier, FileStoreTable table) {
         streamTables.forget(identifier);
         StreamTableSpec spec = validatedSpec(identifier, table);
         return enabling(
@@ -186,7 +199,8 @@ public final class LakeStreamEnablement {
     }
 
     /** Step 2 alone. */
-    void recordStartOffsets(Identifier identifier, FileStoreTable table, StreamTable streamTable) {
+    public void recordStartOffsets(
+            Identifier identifier, FileStoreTable table, StreamTable streamTable) {
         enabling(
                 identifier,
                 () -> {
@@ -199,18 +213,19 @@ public final class LakeStreamEnablement {
 
     /**
      * Runs a step of enabling {@code identifier}: a failure that is not already one of ours (the
-     * store cannot be opened or reached, a store option is malformed) becomes a {@link
-     * ValidationException} that names the table, as the root of its chain (see {@link
-     * StatementErrors}); the store's own message names its address.
+     * store cannot be opened or reached, a store option is malformed) becomes a {@link refusal}
+     * that names the table, as the root of its chain (see {@link StatementErrors}); the store's own
+     * message names its address.
      */
-    private static <T> T enabling(Identifier identifier, Supplier<T> step) {
+    private <T> T enabling(Identifier identifier, Supplier<T> step) {
         try {
             return step.get();
-        } catch (ValidationException e) {
-            throw e;
         } catch (RuntimeException e) {
+            if (refusalType.isInstance(e)) {
+                throw e;
+            }
             throw StatementErrors.rootOf(
-                    ValidationException::new,
+                    refusal,
                     String.format(
                             "Cannot enable lake-stream mode on table %s: %s",
                             identifier.getFullName(), e.getMessage()),
@@ -222,7 +237,7 @@ public final class LakeStreamEnablement {
         checkFixedBucket(identifier, table);
         StreamTableSpec spec = enabling(identifier, () -> StreamTableSpec.of(identifier, table));
         if (bucketFunction(table) != CoreOptions.BucketFunctionType.DEFAULT) {
-            throw new ValidationException(
+            throw refusal.apply(
                     String.format(
                             "Cannot enable lake-stream mode on table %s: it has '%s' = '%s', but "
                                     + "the stream store buckets rows with Paimon's default bucket "
@@ -234,13 +249,12 @@ public final class LakeStreamEnablement {
         return spec;
     }
 
-    private static StreamTable provision(
-            Identifier identifier, StreamTableSpec spec, StreamStore store) {
+    private StreamTable provision(Identifier identifier, StreamTableSpec spec, StreamStore store) {
         try {
             return store.provision(spec);
         } catch (RuntimeException e) {
             throw StatementErrors.rootOf(
-                    ValidationException::new,
+                    refusal,
                     String.format(
                             "Cannot enable lake-stream mode on table %s: %s",
                             identifier.getFullName(), e.getMessage()),
@@ -289,14 +303,14 @@ public final class LakeStreamEnablement {
                                                 store.listPartitionBuckets(streamTable),
                                                 OffsetPosition.LATEST));
                         fenceUncommittedTails(identifier, table, streamTable, store, ends);
-                        commitOffsets(identifier, table, commitUser, ends);
+                        commitOffsets(identifier, table, commitUser, ends, refusal);
                         return null;
                     });
         } catch (WriterLeases.LeaseHeldException e) {
             WriterLeaseEntry holder = e.holder();
             // the message tells all the lease's refusal does: it is kept, not repeated
             throw StatementErrors.withSuppressed(
-                    ValidationException::new,
+                    refusal,
                     String.format(
                             "Cannot enable lake-stream mode on table %s: a sink job still holds "
                                     + "the table's writer lease: %s (commit user %s), which last "
@@ -365,9 +379,16 @@ public final class LakeStreamEnablement {
         }
     }
 
-    /** Commits a Paimon snapshot without data whose offsets map is {@code ends}, and anchors it. */
-    static void commitOffsets(
-            Identifier identifier, FileStoreTable table, String commitUser, StreamOffsets ends) {
+    /**
+     * Commits a Paimon snapshot without data whose offsets map is {@code ends}, and anchors it; a
+     * failure is thrown as {@code refusal}.
+     */
+    public static void commitOffsets(
+            Identifier identifier,
+            FileStoreTable table,
+            String commitUser,
+            StreamOffsets ends,
+            Function<String, RuntimeException> refusal) {
         Long latestBefore = table.snapshotManager().latestSnapshotId();
         try (TableCommitImpl commit = table.newCommit(commitUser).ignoreEmptyCommit(false)) {
             ManifestCommittable committable = new ManifestCommittable(System.currentTimeMillis());
@@ -378,7 +399,7 @@ public final class LakeStreamEnablement {
             SnapshotOffsets.anchorSnapshotsAfter(table, latestBefore == null ? 0L : latestBefore);
         } catch (Exception e) {
             throw StatementErrors.rootOf(
-                    ValidationException::new,
+                    refusal,
                     "Cannot record the offsets of lake-stream table " + identifier.getFullName(),
                     e);
         }
@@ -394,7 +415,7 @@ public final class LakeStreamEnablement {
     /**
      * The data table {@code identifier}.
      *
-     * @throws ValidationException when it does not exist or is not a data table
+     * @throws RuntimeException of the refusal type when it does not exist or is not a data table
      */
     public FileStoreTable fileStoreTable(Identifier identifier) {
         Table table;
@@ -402,12 +423,12 @@ public final class LakeStreamEnablement {
             table = catalog.getTable(identifier);
         } catch (Catalog.TableNotExistException e) {
             throw StatementErrors.rootOf(
-                    ValidationException::new,
+                    refusal,
                     String.format("Table %s does not exist.", identifier.getFullName()),
                     e);
         }
         if (!(table instanceof FileStoreTable)) {
-            throw new ValidationException(
+            throw refusal.apply(
                     String.format(
                             "Table %s is not a Paimon data table; lake-stream mode needs one.",
                             identifier.getFullName()));
@@ -422,9 +443,7 @@ public final class LakeStreamEnablement {
                 | Catalog.ColumnAlreadyExistException
                 | Catalog.ColumnNotExistException e) {
             throw StatementErrors.rootOf(
-                    ValidationException::new,
-                    "Cannot change the options of table " + identifier.getFullName(),
-                    e);
+                    refusal, "Cannot change the options of table " + identifier.getFullName(), e);
         }
     }
 
@@ -432,7 +451,7 @@ public final class LakeStreamEnablement {
      * Refuses a table without a fixed number of buckets, naming the mode it has and the way out:
      * Paimon changes the bucket number of neither a dynamic nor a postpone bucket table in place.
      */
-    private static void checkFixedBucket(Identifier identifier, FileStoreTable table) {
+    private void checkFixedBucket(Identifier identifier, FileStoreTable table) {
         int buckets = table.schema().numBuckets();
         if (buckets >= 1) {
             return;
@@ -448,7 +467,7 @@ public final class LakeStreamEnablement {
                     "bucket-unaware mode, which a table without a primary key has without a "
                             + "'bucket' option";
         }
-        throw new ValidationException(
+        throw refusal.apply(
                 String.format(
                         "Cannot enable lake-stream mode on table %s: it has '%s' = '%d' (%s), but "
                                 + "lake-stream mode needs a fixed bucket count ('%s' >= 1) "

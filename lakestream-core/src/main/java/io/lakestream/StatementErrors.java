@@ -16,9 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink;
-
-import org.apache.flink.annotation.Internal;
+package io.lakestream;
 
 import javax.annotation.Nullable;
 
@@ -54,7 +52,6 @@ import java.util.function.Function;
  * <p>Only the outermost exception toward a statement is built this way: inside the store, failures
  * keep their causes chained, because retry decisions classify them by cause.
  */
-@Internal
 public final class StatementErrors {
 
     private StatementErrors() {}
