@@ -28,6 +28,7 @@ import org.apache.paimon.table.FileStoreTable;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Reads the store part of a bounded read of a primary-key partition-bucket into a {@link
@@ -58,40 +59,62 @@ public final class BoundedMergeReader {
      */
     public BucketMerge read(PartitionBucket pb, long startOffset, long stopOffset) {
         BucketMerge merge = BucketMerge.of(table);
+        forEachRecord(
+                pb,
+                startOffset,
+                stopOffset,
+                record -> {
+                    merge.addChange(record.row());
+                    if (merge.bufferedChanges() > maxBufferedChanges) {
+                        throw tooManyChanges(pb);
+                    }
+                });
+        return merge;
+    }
+
+    /**
+     * Calls {@code action} with every store record of partition-bucket {@code pb} from {@code
+     * startOffset} to {@code stopOffset}, less fenced ones, in offset order; the read of an append
+     * table's partition-bucket, and the first half of {@link #read}. Waits for the store as long as
+     * it delivers, and fails after the store timeout without progress, naming the table.
+     */
+    public void forEachRecord(
+            PartitionBucket pb, long startOffset, long stopOffset, Consumer<StreamRecord> action) {
         if (startOffset >= stopOffset) {
-            return merge;
+            return;
         }
         FencedStreamReader reader = store.log();
         reader.subscribe(pb, startOffset, stopOffset);
-        long next = startOffset;
-        long skipped = reader.skippedRecords();
-        long deadline = System.currentTimeMillis() + store.timeout().toMillis();
-        while (true) {
-            List<StreamRecord> records = reader.poll(POLL_TIMEOUT);
-            for (StreamRecord record : records) {
-                merge.addChange(record.row());
-                next = record.offset() + 1;
-                if (merge.bufferedChanges() > maxBufferedChanges) {
-                    reader.unsubscribe(pb);
-                    throw tooManyChanges(pb);
+        try {
+            long next = startOffset;
+            long skipped = reader.skippedRecords();
+            long deadline = System.currentTimeMillis() + store.timeout().toMillis();
+            while (true) {
+                List<StreamRecord> records = reader.poll(POLL_TIMEOUT);
+                for (StreamRecord record : records) {
+                    action.accept(record);
+                    next = record.offset() + 1;
+                }
+                if (reader.finished().contains(pb)) {
+                    return;
+                }
+                long now = System.currentTimeMillis();
+                if (!records.isEmpty() || reader.skippedRecords() != skipped) {
+                    skipped = reader.skippedRecords();
+                    // progress (fenced records that were skipped are progress too): a slow store
+                    // is waited for as long as it keeps delivering
+                    deadline = now + store.timeout().toMillis();
+                } else if (now > deadline) {
+                    throw store.timedOut(
+                            String.format(
+                                    "%s holds records up to offset %d, none arrived after offset "
+                                            + "%d",
+                                    pb, stopOffset, next - 1));
                 }
             }
-            if (reader.finished().contains(pb)) {
-                return merge;
-            }
-            long now = System.currentTimeMillis();
-            if (!records.isEmpty() || reader.skippedRecords() != skipped) {
-                skipped = reader.skippedRecords();
-                // progress (fenced records that were skipped are progress too): a slow store is
-                // waited for as long as it keeps delivering
-                deadline = now + store.timeout().toMillis();
-            } else if (now > deadline) {
-                reader.unsubscribe(pb);
-                throw store.timedOut(
-                        String.format(
-                                "%s holds records up to offset %d, none arrived after offset %d",
-                                pb, stopOffset, next - 1));
-            }
+        } catch (RuntimeException e) {
+            reader.unsubscribe(pb);
+            throw e;
         }
     }
 

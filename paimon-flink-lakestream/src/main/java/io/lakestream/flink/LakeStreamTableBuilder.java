@@ -26,6 +26,7 @@ import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.MainBranchOnly;
+import io.lakestream.table.StreamTableLookup;
 
 import org.apache.paimon.table.FileStoreTable;
 
@@ -138,21 +139,17 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
      */
     public static StreamTable lookUpStreamTable(
             StreamTableSpec spec, Map<String, String> storeOptions) {
-        try (StreamStore store =
-                StreamStoreLoader.create(
-                        storeOptions, LakeStreamTableBuilder.class.getClassLoader())) {
-            // a process-local store starts empty in every process, and the table's enablement in
-            // Paimon is what says its stream table exists: a job planned in a new process (one
-            // restored after the old process died) provisions it there
-            return store.isProcessLocal() ? store.provision(spec) : store.get(spec);
+        StreamStore created;
+        try {
+            created =
+                    StreamStoreLoader.create(
+                            storeOptions, LakeStreamTableBuilder.class.getClassLoader());
         } catch (RuntimeException e) {
-            throw StatementErrors.rootOf(
-                    StreamStoreException::new,
-                    String.format(
-                            "Table %s is in lake-stream mode, but its stream table cannot be "
-                                    + "looked up: %s",
-                            spec.identifier().getFullName(), e.getMessage()),
-                    e);
+            // a malformed option, an unknown store
+            throw StreamTableLookup.cannotLookUp(spec, e);
+        }
+        try (StreamStore store = created) {
+            return StreamTableLookup.lookUp(store, spec);
         }
     }
 }

@@ -1,0 +1,269 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.embedded;
+
+import io.lakestream.protocol.WriterConflictException;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowKind;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The embedded API on the {@code memory} store and a local Paimon warehouse, without Flink: rows
+ * are readable before they are committed, and every union read equals Paimon's own read of the same
+ * table once everything is committed.
+ */
+class LakeStreamEmbeddedITCase {
+
+    @TempDir java.nio.file.Path warehouse;
+
+    private Catalog catalog;
+    private final Map<String, String> options = new HashMap<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        catalog =
+                CatalogFactory.createCatalog(
+                        CatalogContext.create(new Path(warehouse.toUri().toString())));
+        catalog.createDatabase("db", true);
+        options.put("lake-stream.store", "memory");
+        // a unique prefix: the memory store's tables live as long as the test JVM
+        options.put("lake-stream.store.database-prefix", "t" + UUID.randomUUID() + "_");
+        options.put("lake-stream.sink.writer-lease-timeout", "2 s");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        catalog.close();
+    }
+
+    @Test
+    void anAppendTableIsReadBeforeItsCommitAndAsPaimonReadsItAfter() throws Exception {
+        Identifier id = create("events", null, "2");
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, options);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.write(row(2, "b"));
+            assertThat(strings(table.newScan().read())).containsExactlyInAnyOrder("1:a", "2:b");
+            assertThat(paimonRead(id)).isEmpty();
+
+            writer.commit();
+            writer.write(row(3, "c"));
+            assertThat(paimonRead(id)).containsExactlyInAnyOrder("1:a", "2:b");
+            assertThat(strings(table.newScan().read()))
+                    .containsExactlyInAnyOrder("1:a", "2:b", "3:c");
+
+            writer.commit();
+            assertThat(strings(table.newScan().read()))
+                    .containsExactlyInAnyOrderElementsOf(paimonRead(id));
+        }
+    }
+
+    @Test
+    void aPrimaryKeyTableMergesUpdatesAndDeletesAsPaimonDoes() throws Exception {
+        Identifier id = create("orders", "id", "2");
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, options);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.write(row(2, "b"));
+            writer.write(row(3, "c"));
+            writer.commit();
+            // changes on top of the committed rows, and a key that only the store has
+            writer.write(kind(RowKind.UPDATE_BEFORE, row(1, "a")));
+            writer.write(kind(RowKind.UPDATE_AFTER, row(1, "a2")));
+            writer.write(kind(RowKind.DELETE, row(2, "b")));
+            writer.write(row(4, "d"));
+            writer.write(kind(RowKind.DELETE, row(4, "d")));
+            writer.write(row(5, "e"));
+
+            List<String> union = strings(table.newScan().read());
+            assertThat(union).containsExactlyInAnyOrder("1:a2", "3:c", "5:e");
+            assertThat(paimonRead(id)).containsExactlyInAnyOrder("1:a", "2:b", "3:c");
+
+            writer.commit();
+            assertThat(paimonRead(id)).containsExactlyInAnyOrderElementsOf(union);
+        }
+    }
+
+    @Test
+    void aPartialUpdateTableMergesColumnsAsPaimonDoes() throws Exception {
+        Map<String, String> tableOptions = new HashMap<>();
+        tableOptions.put("merge-engine", "partial-update");
+        Identifier id = create("profiles", "id", "1", tableOptions);
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, options);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.commit();
+            writer.write(GenericRow.of(1, null));
+            writer.write(GenericRow.of(2, null));
+            writer.write(row(2, "b"));
+            List<String> union = strings(table.newScan().read());
+            assertThat(union).containsExactlyInAnyOrder("1:a", "2:b");
+
+            writer.commit();
+            assertThat(paimonRead(id)).containsExactlyInAnyOrderElementsOf(union);
+        }
+    }
+
+    @Test
+    void readCommittedReadsTheSnapshotAlone() throws Exception {
+        Identifier id = create("isolated", "id", "1");
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, options);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.commit();
+            writer.write(row(2, "b"));
+        }
+        Map<String, String> committed = new HashMap<>(options);
+        committed.put("lake-stream.read.isolation", "read-committed");
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, committed)) {
+            assertThat(strings(table.newScan().read())).containsExactly("1:a");
+        }
+    }
+
+    @Test
+    void rowsAWriterNeverCommittedAreFencedByTheNextWriter() throws Exception {
+        Identifier id = create("fenced", "id", "2");
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, options)) {
+            try (LakeStreamWriter writer = table.newWriter("first")) {
+                writer.write(row(1, "a"));
+                writer.commit();
+                writer.write(row(2, "lost"));
+                assertThat(strings(table.newScan().read())).contains("2:lost");
+            }
+            try (LakeStreamWriter writer = table.newWriter("second")) {
+                assertThat(strings(table.newScan().read())).containsExactly("1:a");
+                writer.write(row(3, "c"));
+                writer.commit();
+                assertThat(strings(table.newScan().read()))
+                        .containsExactlyInAnyOrder("1:a", "3:c")
+                        .containsExactlyInAnyOrderElementsOf(paimonRead(id));
+            }
+        }
+    }
+
+    @Test
+    void aSecondLiveWriterIsRefused() throws Exception {
+        Identifier id = create("contended", "id", "1");
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, options);
+                LakeStreamWriter writer = table.newWriter("holder")) {
+            writer.write(row(1, "a"));
+            assertThatThrownBy(() -> table.newWriter("intruder"))
+                    .isInstanceOf(WriterConflictException.class)
+                    .hasMessageContaining("holder");
+        }
+    }
+
+    @Test
+    void aTableNotInLakeStreamModeIsRefusedNamingIt() throws Exception {
+        Identifier id = Identifier.create("db", "plain");
+        catalog.createTable(
+                id,
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT())
+                        .column("name", DataTypes.STRING())
+                        .option("bucket", "1")
+                        .option("bucket-key", "id")
+                        .build(),
+                false);
+        assertThatThrownBy(() -> LakeStreamTable.open(catalog, id, options))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.plain")
+                .hasMessageContaining("not in lake-stream mode");
+    }
+
+    private Identifier create(String name, String primaryKey, String buckets) throws Exception {
+        return create(name, primaryKey, buckets, new HashMap<>());
+    }
+
+    private Identifier create(
+            String name, String primaryKey, String buckets, Map<String, String> tableOptions)
+            throws Exception {
+        Identifier id = Identifier.create("db", name);
+        Schema.Builder schema =
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT().notNull())
+                        .column("name", DataTypes.STRING())
+                        .option("bucket", buckets)
+                        .options(tableOptions);
+        if (primaryKey != null) {
+            schema.primaryKey(primaryKey);
+        } else {
+            schema.option("bucket-key", "id");
+        }
+        catalog.createTable(id, schema.build(), false);
+        LakeStreamTable.enable(catalog, id, options);
+        return id;
+    }
+
+    private List<String> paimonRead(Identifier id) throws Exception {
+        Table table = catalog.getTable(id);
+        ReadBuilder readBuilder = table.newReadBuilder();
+        List<String> rows = new ArrayList<>();
+        try (RecordReader<InternalRow> reader =
+                readBuilder.newRead().createReader(readBuilder.newScan().plan())) {
+            reader.forEachRemaining(row -> rows.add(string(row)));
+        }
+        return rows;
+    }
+
+    private static GenericRow row(int id, String name) {
+        return GenericRow.of(id, BinaryString.fromString(name));
+    }
+
+    private static GenericRow kind(RowKind kind, GenericRow row) {
+        row.setRowKind(kind);
+        return row;
+    }
+
+    private static List<String> strings(List<InternalRow> rows) {
+        List<String> strings = new ArrayList<>();
+        rows.forEach(row -> strings.add(string(row)));
+        return strings;
+    }
+
+    private static String string(InternalRow row) {
+        return row.getInt(0) + ":" + (row.isNullAt(1) ? "null" : row.getString(1).toString());
+    }
+}
