@@ -224,12 +224,8 @@ public final class OptionsMarkdownGenerator {
             return valueClass.isEnum() ? "Enum" : valueClass.getSimpleName();
         }
         if (type instanceof ParameterizedType) {
-            ParameterizedType parameterized = (ParameterizedType) type;
-            Class<?> raw = (Class<?>) parameterized.getRawType();
-            if (List.class.isAssignableFrom(raw)) {
-                return "List<" + typeName(parameterized.getActualTypeArguments()[0], field) + ">";
-            }
-            return raw.getSimpleName();
+            // Paimon's options have no list type: a parameterized one is a Map
+            return ((Class<?>) ((ParameterizedType) type).getRawType()).getSimpleName();
         }
         throw new IllegalArgumentException(field + " has a value type without a class: " + type);
     }
@@ -247,11 +243,6 @@ public final class OptionsMarkdownGenerator {
         if (value instanceof String) {
             // quoted, as in Flink's tables, so that an empty default stays visible
             return code("\"" + value + "\"");
-        }
-        if (value instanceof List) {
-            List<String> elements = new ArrayList<>();
-            ((List<?>) value).forEach(e -> elements.add(plainValue(e)));
-            return code(String.join(";", elements));
         }
         if (value instanceof Map) {
             List<String> entries = new ArrayList<>();
@@ -289,16 +280,10 @@ public final class OptionsMarkdownGenerator {
                 + ".";
     }
 
-    /** The enum class of an enum option or of an option holding a list of enums, else null. */
+    /** The enum class of an enum option, else null. */
     private static Class<?> enumClassOf(Type valueType) {
-        Type elementType = valueType;
-        if (valueType instanceof ParameterizedType
-                && List.class.isAssignableFrom(
-                        (Class<?>) ((ParameterizedType) valueType).getRawType())) {
-            elementType = ((ParameterizedType) valueType).getActualTypeArguments()[0];
-        }
-        return elementType instanceof Class && ((Class<?>) elementType).isEnum()
-                ? (Class<?>) elementType
+        return valueType instanceof Class && ((Class<?>) valueType).isEnum()
+                ? (Class<?>) valueType
                 : null;
     }
 
@@ -325,7 +310,7 @@ public final class OptionsMarkdownGenerator {
     }
 
     /**
-     * Formats a Flink {@link org.apache.paimon.options.description.Description} as inline Markdown
+     * Formats a Paimon {@link org.apache.paimon.options.description.Description} as inline Markdown
      * for a table cell: code-styled text in backticks, links as Markdown links, line breaks and
      * lists as the HTML that table cells allow. Angle brackets of plain text are escaped, because
      * placeholders such as {@code <store>} would otherwise be taken for HTML tags and disappear
