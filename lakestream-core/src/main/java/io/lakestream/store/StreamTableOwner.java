@@ -31,6 +31,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The Paimon table that owns a stream table (invariant "one stream table, one owner"): its location
@@ -149,6 +152,41 @@ public final class StreamTableOwner implements Serializable {
             return own == null ? Claim.OWN : Claim.UNCLAIMED;
         }
         return recorded.equals(own) ? Claim.OWN : Claim.FOREIGN;
+    }
+
+    /**
+     * Provisioning's ownership rule, for a stream table (or one of its logs) whose properties a
+     * store keeps: returns at once when it belongs to {@code own}; adopts it when it records no
+     * owner, by recording {@code own} and reading the owner back (of two Paimon tables that adopt
+     * it at the same time, the one recorded last owns it, and the other is refused); refuses it
+     * when it belongs to another table. A store supplies the primitives, this method the rule.
+     *
+     * @param recorded reads the owner the stream table records now
+     * @param record records the given owner properties on the stream table
+     * @param foreign the store's error of a stream table that belongs to the given other owner
+     * @return whether the stream table was adopted, for the store to log
+     */
+    public static boolean claimOrRefuse(
+            @Nullable StreamTableOwner own,
+            Supplier<StreamTableOwner> recorded,
+            Consumer<Map<String, String>> record,
+            Function<StreamTableOwner, StreamStoreException> foreign) {
+        StreamTableOwner before = recorded.get();
+        switch (claim(own, before)) {
+            case OWN:
+                return false;
+            case FOREIGN:
+                throw foreign.apply(before);
+            default:
+                break;
+        }
+        record.accept(own.toProperties());
+        StreamTableOwner now = recorded.get();
+        if (!own.equals(now)) {
+            // another Paimon table adopted it at the same time, and its owner was recorded last
+            throw foreign.apply(now);
+        }
+        return true;
     }
 
     /**

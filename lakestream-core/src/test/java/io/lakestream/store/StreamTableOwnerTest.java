@@ -182,4 +182,48 @@ class StreamTableOwnerTest {
                 false);
         return (FileStoreTable) catalog.getTable(ORDERS);
     }
+
+    @Test
+    void claimingAdoptsAnUnclaimedTableAndRefusesOneAnotherAdoptedAtTheSameTime() {
+        StreamTableOwner other = new StreamTableOwner("file:/w2/db.db/orders", "b");
+        // its own: nothing recorded
+        Map<String, String> recorded = new HashMap<>(FIRST.toProperties());
+        assertThat(claimWithRecorded(FIRST, recorded, null)).isFalse();
+        assertThat(recorded).isEqualTo(FIRST.toProperties());
+
+        // unclaimed: adopted, the owner recorded and read back
+        recorded.clear();
+        assertThat(claimWithRecorded(FIRST, recorded, null)).isTrue();
+        assertThat(recorded).isEqualTo(FIRST.toProperties());
+
+        // unclaimed, but another table's owner was recorded last: refused, naming it
+        recorded.clear();
+        assertThatThrownBy(() -> claimWithRecorded(FIRST, recorded, other))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining(other.location());
+
+        // another's: refused without recording anything
+        Map<String, String> foreign = new HashMap<>(other.toProperties());
+        assertThatThrownBy(() -> claimWithRecorded(FIRST, foreign, null))
+                .isInstanceOf(StreamStoreException.class);
+        assertThat(foreign).isEqualTo(other.toProperties());
+    }
+
+    /**
+     * Claims a table whose properties are {@code properties}; {@code racing}, when given, is
+     * recorded right after this claim's own owner, as a concurrent adopter would.
+     */
+    private static boolean claimWithRecorded(
+            StreamTableOwner own, Map<String, String> properties, StreamTableOwner racing) {
+        return StreamTableOwner.claimOrRefuse(
+                own,
+                () -> StreamTableOwner.fromProperties(properties, "the test table"),
+                ownProperties -> {
+                    properties.putAll(ownProperties);
+                    if (racing != null) {
+                        properties.putAll(racing.toProperties());
+                    }
+                },
+                recorded -> new StreamStoreException("owned by " + recorded.location()));
+    }
 }

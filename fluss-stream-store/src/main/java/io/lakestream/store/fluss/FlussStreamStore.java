@@ -247,34 +247,29 @@ public final class FlussStreamStore implements StreamStore {
      * @throws StreamStoreException when it belongs to another Paimon table
      */
     private void claim(StreamTableSpec spec, TableInfo info) {
-        StreamTableOwner own = spec.owner().orElse(null);
-        StreamTableOwner recorded = recordedOwner(info);
-        switch (StreamTableOwner.claim(own, recorded)) {
-            case OWN:
-                return;
-            case FOREIGN:
-                throw foreign(spec.identifier(), own, info.getTablePath(), recorded);
-            default:
-                break;
-        }
         TablePath path = info.getTablePath();
-        List<TableChange> changes = new ArrayList<>();
-        own.toProperties().forEach((key, value) -> changes.add(TableChange.set(key, value)));
-        calls.awaitRetrying(
-                () -> admin().alterTable(path, changes, false),
-                "record the owner of table " + path);
-        TableInfo adopted = describe(path);
-        StreamTableOwner now = recordedOwner(adopted);
-        if (!own.equals(now)) {
-            // another Paimon table adopted it at the same time, and its owner was written last
-            throw foreign(spec.identifier(), own, path, now);
+        StreamTableOwner own = spec.owner().orElse(null);
+        boolean adopted =
+                StreamTableOwner.claimOrRefuse(
+                        own,
+                        () -> recordedOwner(describe(path)),
+                        properties -> {
+                            List<TableChange> changes = new ArrayList<>();
+                            properties.forEach(
+                                    (key, value) -> changes.add(TableChange.set(key, value)));
+                            calls.awaitRetrying(
+                                    () -> admin().alterTable(path, changes, false),
+                                    "record the owner of table " + path);
+                        },
+                        recorded -> foreign(spec.identifier(), own, path, recorded));
+        if (adopted) {
+            LOG.info(
+                    "Fluss table {} recorded no owner (it was created before stream tables "
+                            + "recorded their Paimon table); it now belongs to Paimon table {}, {}.",
+                    path,
+                    spec.identifier().getFullName(),
+                    own.describe());
         }
-        LOG.info(
-                "Fluss table {} recorded no owner (it was created before stream tables recorded "
-                        + "their Paimon table); it now belongs to Paimon table {}, {}.",
-                path,
-                spec.identifier().getFullName(),
-                own.describe());
     }
 
     /**

@@ -99,20 +99,19 @@ public final class MemoryStreamStore implements StreamStore {
                 tables.getOrCreate(name, id -> new MemoryStreamTable(name, id, spec));
         synchronized (table) {
             StreamTableOwner own = spec.owner().orElse(null);
-            switch (StreamTableOwner.claim(own, table.owner())) {
-                case FOREIGN:
-                    throw foreign(spec, table);
-                case UNCLAIMED:
-                    table.setOwner(own);
-                    LOG.info(
-                            "Memory stream table {} recorded no owner; it now belongs to Paimon "
-                                    + "table {}, {}.",
-                            name,
-                            spec.identifier().getFullName(),
-                            own.describe());
-                    break;
-                default:
-                    break;
+            boolean adopted =
+                    StreamTableOwner.claimOrRefuse(
+                            own,
+                            table::owner,
+                            properties -> table.setOwner(own),
+                            recorded -> foreign(spec, table));
+            if (adopted) {
+                LOG.info(
+                        "Memory stream table {} recorded no owner; it now belongs to Paimon "
+                                + "table {}, {}.",
+                        name,
+                        spec.identifier().getFullName(),
+                        own.describe());
             }
             if (!table.spec().equals(spec)) {
                 checkEvolution(table.spec(), spec);
