@@ -39,7 +39,7 @@ class OptionsDocsTest {
 
     /** Run from the repository root; it rewrites only the generated part of the page. */
     static final String REGENERATE_COMMAND =
-            "mvn -pl paimon-flink-lakestream compile exec:java@options-docs";
+            "mvn -pl lakestream-core compile exec:java@options-docs";
 
     // tests run in the module directory; the page is at the repository root
     private static final Path OPTIONS_PAGE = Paths.get("..", "docs", "options.md");
