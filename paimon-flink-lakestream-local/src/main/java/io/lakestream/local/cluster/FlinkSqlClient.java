@@ -18,10 +18,12 @@
 
 package io.lakestream.local.cluster;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +35,8 @@ import java.util.regex.Pattern;
  * Flink's SQL client as users run it: {@code sql-client.sh embedded -f script.sql} against a
  * session cluster, here a JVM of {@code org.apache.flink.table.client.SqlClient} on the class path
  * of Flink's {@code lib/} and {@code opt/} ({@link FlinkDistribution#sqlClient()}), configured by a
- * {@code config.yaml} that points it at the cluster's REST endpoint.
+ * {@code config.yaml} that points it at the cluster's REST endpoint; or, {@link #withOwnCluster},
+ * the same client with a Flink cluster in its own JVM ({@link MiniClusterSqlClient}).
  */
 public final class FlinkSqlClient {
 
@@ -48,13 +51,17 @@ public final class FlinkSqlClient {
     private final Path confDir;
     private final Path logDir;
     private final String classPath;
+    private final String mainClass;
+    private final String heap;
     private int runs;
 
-    private FlinkSqlClient(Path dir, Path logDir) throws IOException {
+    private FlinkSqlClient(Path dir, Path logDir, String classPath, String mainClass, String heap) {
         this.dir = dir;
         this.confDir = dir.resolve("conf");
         this.logDir = logDir;
-        this.classPath = FlinkDistribution.sqlClient();
+        this.classPath = classPath;
+        this.mainClass = mainClass;
+        this.heap = heap;
     }
 
     /**
@@ -63,7 +70,13 @@ public final class FlinkSqlClient {
      * would have it.
      */
     public static FlinkSqlClient of(FlinkProcessCluster cluster, Path dir) throws IOException {
-        FlinkSqlClient client = new FlinkSqlClient(dir, cluster.logDir());
+        FlinkSqlClient client =
+                new FlinkSqlClient(
+                        dir,
+                        cluster.logDir(),
+                        FlinkDistribution.sqlClient(),
+                        SQL_CLIENT,
+                        "-Xmx512m");
         List<String> config =
                 new ArrayList<>(
                         Files.readAllLines(
@@ -73,6 +86,45 @@ public final class FlinkSqlClient {
         Files.createDirectories(client.confDir);
         Files.write(client.confDir.resolve("config.yaml"), config, StandardCharsets.UTF_8);
         return client;
+    }
+
+    /**
+     * A client that runs every script, and the session on the terminal, in a JVM of its own with a
+     * Flink cluster of its own ({@link MiniClusterSqlClient}): what the process-local {@code
+     * memory} store needs, whose records only a reader in the writer's process sees. {@code config}
+     * is the cluster's and the client's {@code config.yaml}; the logs go to {@code dir/log}.
+     */
+    public static FlinkSqlClient withOwnCluster(Path dir, Map<String, String> config)
+            throws IOException {
+        String launcher =
+                Paths.get(
+                                MiniClusterSqlClient.class
+                                        .getProtectionDomain()
+                                        .getCodeSource()
+                                        .getLocation()
+                                        .getPath())
+                        .toString();
+        FlinkSqlClient client =
+                new FlinkSqlClient(
+                        dir,
+                        dir.resolve("log"),
+                        FlinkDistribution.sqlClient() + File.pathSeparator + launcher,
+                        MiniClusterSqlClient.class.getName(),
+                        // the cluster's TaskManager and its jobs share this heap
+                        "-Xmx1536m");
+        List<String> lines = new ArrayList<>();
+        lines.add("execution.target: remote");
+        lines.add("sql-client.execution.result-mode: TABLEAU");
+        config.forEach((key, value) -> lines.add(key + ": " + value));
+        Files.createDirectories(client.confDir);
+        Files.createDirectories(client.logDir);
+        Files.write(client.confDir.resolve("config.yaml"), lines, StandardCharsets.UTF_8);
+        return client;
+    }
+
+    /** Where the client writes its logs. */
+    public Path logDir() {
+        return logDir;
     }
 
     /**
@@ -89,10 +141,10 @@ public final class FlinkSqlClient {
                 ChildJvm.start(
                         runName,
                         logDir,
-                        List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                        List.of(heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
                         classPath,
                         Map.of("FLINK_CONF_DIR", confDir.toString()),
-                        SQL_CLIENT,
+                        mainClass,
                         List.of("embedded", "-f", file.toString(), "-hist", history().toString()));
         Integer exitCode;
         try {
@@ -129,10 +181,10 @@ public final class FlinkSqlClient {
         return ChildJvm.startOnTerminal(
                 runName,
                 logDir,
-                List.of("-Xmx512m", "-XX:+UseSerialGC"),
+                List.of(heap, "-XX:+UseSerialGC"),
                 classPath,
                 Map.of("FLINK_CONF_DIR", confDir.toString()),
-                SQL_CLIENT,
+                mainClass,
                 List.of("embedded", "-i", file.toString(), "-hist", history().toString()));
     }
 

@@ -33,15 +33,27 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * An interactive lake-stream SQL shell on local clusters: starts a Fluss cluster (ZooKeeper, a
- * coordinator, a tablet server) and a Flink session cluster (a JobManager, a TaskManager) as
- * processes of this machine, creates a sample Paimon table, and runs Flink's SQL client on the
- * terminal with the {@code paimon-lakestream} catalog in use and a banner of what to type. When the
- * client exits, the clusters stop and their directory, with the warehouse, is deleted.
+ * An interactive lake-stream SQL shell on this machine: creates a sample Paimon table and runs
+ * Flink's SQL client on the terminal with the {@code paimon-lakestream} catalog in use and a banner
+ * of what to type. With the {@code fluss} store (the default) it first starts a Fluss cluster
+ * (ZooKeeper, a coordinator, a tablet server) and a Flink session cluster (a JobManager, a
+ * TaskManager) as processes of this machine; with {@code --store memory} it starts neither: the SQL
+ * client runs with a Flink cluster in its own process, the one process the {@code memory} store
+ * serves. When the client exits, what the shell started stops and its directory, with the
+ * warehouse, is deleted.
  *
  * <p>Run by {@code bin/lakestream-sql-shell}; see the README.
  */
 public final class LakeStreamShell {
+
+    private static final String USAGE =
+            "Usage: bin/lakestream-sql-shell [--store fluss|memory]%n"
+                    + "  --store fluss   (the default) starts local Fluss and Flink clusters as"
+                    + " processes and Flink's SQL client on them%n"
+                    + "  --store memory  starts no cluster: Flink's SQL client runs with a Flink"
+                    + " cluster in its own process and the%n"
+                    + "                  process-local 'memory' store keeps the tail%n"
+                    + "Exiting the client stops what the shell started.%n";
 
     private final Path dir;
     private final PrintStream out;
@@ -54,27 +66,37 @@ public final class LakeStreamShell {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length > 0) {
-            System.err.println(
-                    "Usage: bin/lakestream-sql-shell (no arguments): starts local Fluss and Flink"
-                            + " clusters and Flink's SQL client on them; exiting the client stops"
-                            + " them.");
-            System.exit(args[0].equals("--help") || args[0].equals("-h") ? 0 : 2);
-        }
+        String store = store(args);
         Path dir = Files.createTempDirectory("lakestream-shell-");
         // before anything logs: the launcher's log goes to a file, off the client's terminal
         System.setProperty("lakestream.shell.log", dir.resolve("shell.log").toString());
         System.setProperty("log4j2.configurationFile", "log4j2-shell.properties");
-        System.exit(new LakeStreamShell(dir, System.out).run());
+        LakeStreamShell shell = new LakeStreamShell(dir, System.out);
+        System.exit(store.equals("memory") ? shell.runOnMemory() : shell.runOnFluss());
     }
 
-    /** Runs the shell and returns the SQL client's exit code. */
-    private int run() throws Exception {
-        // the Ctrl-C that a person types into the client must not stop the clusters under it
-        ChildJvm.detachFromTerminal();
-        // a Ctrl-C before the client runs stops the shell: what it started goes with it
-        Thread cleanUp = new Thread(this::killAndDelete, "lakestream-shell-clean-up");
-        Runtime.getRuntime().addShutdownHook(cleanUp);
+    /** The store the arguments name: {@code fluss} without any; exits with the usage otherwise. */
+    private static String store(String[] args) {
+        if (args.length == 0) {
+            return "fluss";
+        }
+        if (args.length == 2
+                && args[0].equals("--store")
+                && (args[1].equals("fluss") || args[1].equals("memory"))) {
+            return args[1];
+        }
+        boolean help = args[0].equals("--help") || args[0].equals("-h");
+        (help ? System.out : System.err).printf(USAGE);
+        if (!help) {
+            System.err.println("Not understood: " + String.join(" ", args));
+        }
+        System.exit(help ? 0 : 2);
+        throw new AssertionError("exited");
+    }
+
+    /** Runs the shell on local Fluss and Flink clusters; returns the SQL client's exit code. */
+    private int runOnFluss() throws Exception {
+        Thread cleanUp = startCleanUp();
         FlussProcessCluster fluss = null;
         FlinkProcessCluster flink = null;
         try {
@@ -94,29 +116,11 @@ public final class LakeStreamShell {
                                     "taskmanager.memory.process.size", "1536m"));
             progress.done(
                     "http://" + flink.restAddress() + ":" + flink.restPort() + " (Flink's web UI)");
-
-            URI warehouse = dir.resolve("warehouse").toUri();
-            FlinkSqlClient sql = FlinkSqlClient.of(flink, dir.resolve("sql-client"));
-            progress.start(
-                    "Creating "
-                            + ShellScripts.TABLE
-                            + ", a Paimon table with "
-                            + ShellScripts.HISTORY_ROWS
-                            + " rows");
-            sql.run("sample-table", ShellScripts.sampleTable(warehouse, fluss.bootstrapServers()));
-            progress.done(warehouse.toString());
-
-            out.println();
-            out.println(banner(flink));
-            out.flush();
-            ChildJvm client =
-                    sql.startOnTerminal(ShellScripts.session(warehouse, fluss.bootstrapServers()));
-            // only now: a child started while this JVM ignores SIGINT would ignore it too, and
-            // the client could not cancel a query on Ctrl-C
-            TerminalInterrupts.ignore();
-            int exitCode = client.waitForExit();
-            out.println();
-            return exitCode;
+            return runClient(
+                    FlinkSqlClient.of(flink, dir.resolve("sql-client")),
+                    Map.of("lake-stream.fluss.bootstrap.servers", fluss.bootstrapServers()),
+                    "stops Flink and Fluss",
+                    flink.logDir() + " and fluss/logs there");
         } finally {
             progress.start("Stopping Flink and Fluss");
             try {
@@ -127,6 +131,77 @@ public final class LakeStreamShell {
             progress.done("removed " + dir);
             Runtime.getRuntime().removeShutdownHook(cleanUp);
         }
+    }
+
+    /**
+     * Runs the shell on the {@code memory} store: no cluster to start, the client's JVM holds the
+     * Flink cluster that runs its jobs. Returns the SQL client's exit code.
+     */
+    private int runOnMemory() throws Exception {
+        Thread cleanUp = startCleanUp();
+        try {
+            Path clientDir = dir.resolve("sql-client");
+            FlinkSqlClient sql =
+                    FlinkSqlClient.withOwnCluster(
+                            clientDir,
+                            Map.of(
+                                    "execution.checkpointing.dir",
+                                    dir.resolve("checkpoints").toUri().toString(),
+                                    "io.tmp.dirs",
+                                    dir.resolve("tmp").toString()));
+            return runClient(
+                    sql,
+                    Map.of("lake-stream.store", "memory"),
+                    "stops the client's Flink cluster",
+                    sql.logDir().toString());
+        } finally {
+            progress.start("Stopping");
+            FileUtils.deleteDirectoryQuietly(dir.toFile());
+            progress.done("removed " + dir);
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
+        }
+    }
+
+    /**
+     * Detaches the servers to come from the terminal and registers the clean-up of a Ctrl-C before
+     * the client runs; returns the hook, to be removed once the shell has cleaned up itself.
+     */
+    private Thread startCleanUp() {
+        // the Ctrl-C that a person types into the client must not stop the clusters under it
+        ChildJvm.detachFromTerminal();
+        // a Ctrl-C before the client runs stops the shell: what it started goes with it
+        Thread cleanUp = new Thread(this::killAndDelete, "lakestream-shell-clean-up");
+        Runtime.getRuntime().addShutdownHook(cleanUp);
+        return cleanUp;
+    }
+
+    /**
+     * Creates the sample table with {@code sql}, prints the banner and runs the client on the
+     * terminal until the person quits it; returns its exit code.
+     */
+    private int runClient(
+            FlinkSqlClient sql, Map<String, String> storeOptions, String quitStops, String logs)
+            throws Exception {
+        URI warehouse = dir.resolve("warehouse").toUri();
+        progress.start(
+                "Creating "
+                        + ShellScripts.TABLE
+                        + ", a Paimon table with "
+                        + ShellScripts.HISTORY_ROWS
+                        + " rows");
+        sql.run("sample-table", ShellScripts.sampleTable(warehouse, storeOptions));
+        progress.done(warehouse.toString());
+
+        out.println();
+        out.println(banner(storeOptions, quitStops, logs));
+        out.flush();
+        ChildJvm client = sql.startOnTerminal(ShellScripts.session(warehouse, storeOptions));
+        // only now: a child started while this JVM ignores SIGINT would ignore it too, and the
+        // client could not cancel a query on Ctrl-C
+        TerminalInterrupts.ignore();
+        int exitCode = client.waitForExit();
+        out.println();
+        return exitCode;
     }
 
     /**
@@ -151,11 +226,13 @@ public final class LakeStreamShell {
         out.flush();
     }
 
-    private String banner(FlinkProcessCluster flink) {
+    private String banner(Map<String, String> storeOptions, String quitStops, String logs) {
         return String.join(
                 System.lineSeparator(),
-                "Flink's SQL client starts below with the catalog 'lake' (type 'paimon-lakestream')"
-                        + " and its",
+                "Flink's SQL client starts below with the catalog 'lake' (type 'paimon-lakestream',"
+                        + " stream store '"
+                        + storeOptions.getOrDefault("lake-stream.store", "fluss")
+                        + "') and its",
                 "database 'shop' in use. 'orders' is a Paimon table with "
                         + ShellScripts.HISTORY_ROWS
                         + " rows; 'order_events' a source of",
@@ -163,8 +240,8 @@ public final class LakeStreamShell {
                 "",
                 ShellScripts.tryThese(),
                 "",
-                "QUIT; (or Ctrl-D) leaves the client, stops Flink and Fluss and deletes " + dir,
-                "with the logs (" + flink.logDir() + " and fluss/logs there).",
+                "QUIT; (or Ctrl-D) leaves the client, " + quitStops + " and deletes " + dir,
+                "with the logs (" + logs + ").",
                 "Docs: docs/index.md (concepts, SQL, procedures, deployment).",
                 "");
     }

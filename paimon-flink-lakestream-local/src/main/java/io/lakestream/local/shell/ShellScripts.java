@@ -19,6 +19,7 @@
 package io.lakestream.local.shell;
 
 import java.net.URI;
+import java.util.Map;
 
 /**
  * The SQL of the shell: the script that creates the sample table, the script that sets up the
@@ -34,15 +35,21 @@ final class ShellScripts {
 
     private ShellScripts() {}
 
-    /** {@code CREATE CATALOG lake} of the shell's warehouse and Fluss cluster, and its use. */
-    static String catalog(URI warehouse, String bootstrapServers) {
+    /**
+     * {@code CREATE CATALOG lake} of the shell's warehouse with the options of its stream store
+     * ({@code 'lake-stream.store' = 'memory'}, or the Fluss cluster's bootstrap servers), and its
+     * use.
+     */
+    static String catalog(URI warehouse, Map<String, String> storeOptions) {
+        StringBuilder options = new StringBuilder();
+        storeOptions.forEach(
+                (key, value) -> options.append(String.format(",%n  '%s' = '%s'", key, value)));
         return String.format(
                 "CREATE CATALOG lake WITH (%n"
                         + "  'type' = 'paimon-lakestream',%n"
-                        + "  'warehouse' = '%s',%n"
-                        + "  'lake-stream.fluss.bootstrap.servers' = '%s');%n"
+                        + "  'warehouse' = '%s'%s);%n"
                         + "USE CATALOG lake;%n",
-                warehouse, bootstrapServers);
+                warehouse, options);
     }
 
     /**
@@ -50,8 +57,8 @@ final class ShellScripts {
      * committed rows (order ids 1 to {@value #HISTORY_ROWS}), with lake-stream mode off: the person
      * turns it on in place.
      */
-    static String sampleTable(URI warehouse, String bootstrapServers) {
-        return catalog(warehouse, bootstrapServers)
+    static String sampleTable(URI warehouse, Map<String, String> storeOptions) {
+        return catalog(warehouse, storeOptions)
                 + String.format(
                         "CREATE DATABASE shop;%n"
                                 + "CREATE TABLE %1$s (%n"
@@ -82,10 +89,14 @@ final class ShellScripts {
      * streaming {@code INSERT}. Flink's datagen holds every id of a sequence in memory up front, so
      * the sequence is kept short.
      */
-    static String session(URI warehouse, String bootstrapServers) {
-        return catalog(warehouse, bootstrapServers)
+    static String session(URI warehouse, Map<String, String> storeOptions) {
+        return catalog(warehouse, storeOptions)
                 + String.format(
                         "USE shop;%n"
+                                // Flink starts the first checkpoint at a random moment between
+                                // this pause and the interval: not in the first minute, so that
+                                // the banner's counts show Paimon alone behind the stream
+                                + "SET 'execution.checkpointing.min-pause' = '1 min';%n"
                                 + "CREATE TEMPORARY TABLE order_events (%n"
                                 + "  order_id BIGINT,%n"
                                 + "  amount DECIMAL(10, 2)%n"

@@ -21,7 +21,8 @@ package io.lakestream.local.shell;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.URI;
@@ -43,9 +44,11 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code bin/lakestream-sql-shell} as a person uses it: it starts, takes the banner's statements
- * one by one from its standard input and prints their results, shrugs off a Ctrl-C that stops a
- * streaming query, and on {@code QUIT} stops every process it started and deletes its directory.
+ * {@code bin/lakestream-sql-shell} as a person uses it, on Fluss (local Fluss and Flink clusters)
+ * and with {@code --store memory} (no cluster: the client's own process runs its jobs): it starts,
+ * takes the banner's statements one by one from its standard input and prints their results, keeps
+ * going when a streaming query is cancelled, and on {@code QUIT} stops every process it started and
+ * deletes its directory.
  */
 class LakeStreamShellITCase {
 
@@ -54,11 +57,12 @@ class LakeStreamShellITCase {
     private static final Pattern WORK_DIR = Pattern.compile("deletes (/\\S+lakestream-shell-\\d+)");
     private static final Pattern JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
     private static final Pattern WEB_UI =
-            Pattern.compile("(http://127\\.0\\.0\\.1:\\d+) \\(Flink's web UI\\)");
+            Pattern.compile("(http://127\\.0\\.0\\.1:\\d+) \\(Flink's (?:web UI|REST API)\\)");
     private static final Pattern NUMBER_CELL = Pattern.compile("\\|\\s+(\\d+)\\s+\\|");
 
-    @Test
-    void runsTheBannersStatementsAndLeavesNothingBehind() throws Exception {
+    @ParameterizedTest(name = "--store {0}")
+    @ValueSource(strings = {"fluss", "memory"})
+    void runsTheBannersStatementsAndLeavesNothingBehind(String store) throws Exception {
         Path script =
                 Paths.get(System.getProperty("basedir", "."))
                         .toAbsolutePath()
@@ -66,25 +70,36 @@ class LakeStreamShellITCase {
                         .resolve("bin")
                         .resolve("lakestream-sql-shell");
         Process process =
-                new ProcessBuilder("bash", script.toString()).redirectErrorStream(true).start();
+                new ProcessBuilder("bash", script.toString(), "--store", store)
+                        .redirectErrorStream(true)
+                        .start();
         try (ShellSession shell = new ShellSession(process)) {
             try {
-                runBanner(shell, process);
+                runBanner(shell, process, store);
             } finally {
                 // what a person would have seen, for a failure's diagnosis
                 Files.writeString(
-                        Paths.get(System.getProperty("basedir", "."), "target", "shell-it.out"),
+                        Paths.get(
+                                System.getProperty("basedir", "."),
+                                "target",
+                                "shell-it-" + store + ".out"),
                         shell.output());
             }
         }
     }
 
-    private static void runBanner(ShellSession shell, Process process) throws Exception {
+    private static void runBanner(ShellSession shell, Process process, String store)
+            throws Exception {
         String startup = shell.await(0, "Command history file path", STARTUP);
         assertThat(startup)
-                .contains("Starting Fluss", "Starting Flink", "Creating shop.orders")
+                .contains("Creating shop.orders", "stream store '" + store + "'")
                 .contains(ShellScripts.tryThese())
                 .doesNotContain("Exception", "ERROR");
+        if (store.equals("memory")) {
+            assertThat(startup).doesNotContain("Starting Fluss", "Starting Flink");
+        } else {
+            assertThat(startup).contains("Starting Fluss", "Starting Flink");
+        }
         Matcher workDir = WORK_DIR.matcher(startup);
         assertThat(workDir.find()).as("the banner names the shell's directory").isTrue();
         Path dir = Paths.get(workDir.group(1));
