@@ -45,7 +45,8 @@ import java.util.Map;
  * Reads the logs of a {@link MemoryStreamTable}. Each subscription pins its position in its log, so
  * that records it has not read yet are not freed under it (the read view of PIP-46). A subscription
  * of a log this process has not established yet (no writer of the process has written it or told it
- * where it continues) waits for it; one of a partition dropped in this process ends at once.
+ * where it continues) waits for it, and fails after the write timeout if no writer of the table
+ * ever ran in this process; one of a partition dropped in this process ends at once.
  */
 final class MemoryStreamReader implements StreamReader {
 
@@ -56,7 +57,7 @@ final class MemoryStreamReader implements StreamReader {
 
     private final StreamTableSpec spec;
     private final MemoryStreamTable table;
-    private final Duration waitWarning;
+    private final Duration waitTimeout;
     private final Map<PartitionBucket, Cursor> cursors = new LinkedHashMap<>();
     private final Map<PartitionBucket, Cursor> pending = new LinkedHashMap<>();
     private final List<PartitionBucket> finished = new ArrayList<>();
@@ -79,10 +80,10 @@ final class MemoryStreamReader implements StreamReader {
         }
     }
 
-    MemoryStreamReader(StreamTableSpec spec, MemoryStreamTable table, Duration waitWarning) {
+    MemoryStreamReader(StreamTableSpec spec, MemoryStreamTable table, Duration waitTimeout) {
         this.spec = spec;
         this.table = table;
-        this.waitWarning = waitWarning;
+        this.waitTimeout = waitTimeout;
     }
 
     @Override
@@ -185,6 +186,12 @@ final class MemoryStreamReader implements StreamReader {
         }
     }
 
+    /**
+     * Starts the subscriptions whose logs were established since. One that has waited longer than
+     * the write timeout fails when no writer of the table ever ran in this process: it is a reader
+     * in another process, which this store cannot serve. With a writer in the process it may just
+     * be late (a restored job's writer after its reader), so the wait goes on with a warning.
+     */
     private void startPending() {
         Iterator<Cursor> it = pending.values().iterator();
         while (it.hasNext()) {
@@ -192,12 +199,29 @@ final class MemoryStreamReader implements StreamReader {
             if (start(cursor)) {
                 it.remove();
             } else if (!cursor.warned
-                    && System.currentTimeMillis() - cursor.subscribedAt > waitWarning.toMillis()) {
+                    && System.currentTimeMillis() - cursor.subscribedAt > waitTimeout.toMillis()) {
                 cursor.warned = true;
+                if (!table.hadWriter()) {
+                    throw new StreamStoreException(
+                            String.format(
+                                    "%s of memory stream table %s (Paimon table %s) waited %s for "
+                                            + "offset %d, and no writer of the table has run in "
+                                            + "this process. The 'memory' stream store serves only "
+                                            + "readers in the writer's process: read the table in "
+                                            + "the process that writes it (one JVM: Flink's local "
+                                            + "executor or MiniCluster, a single TaskManager, the "
+                                            + "embedded API), or keep its tail in the 'fluss' "
+                                            + "store ('%s').",
+                                    spec.describe(cursor.partitionBucket),
+                                    table.name,
+                                    spec.identifier().getFullName(),
+                                    waitTimeout,
+                                    cursor.position,
+                                    LakeStreamOptions.STORE.key()));
+                }
                 LOG.warn(
-                        "{} of memory stream table {} waits for offset {}: no writer of this "
-                                + "process has written it since the process started. The memory "
-                                + "store serves only readers in the writer's process.",
+                        "{} of memory stream table {} waits for offset {}: a writer of this process "
+                                + "ran but has not written it or told where it continues.",
                         spec.describe(cursor.partitionBucket),
                         table.name,
                         cursor.position);

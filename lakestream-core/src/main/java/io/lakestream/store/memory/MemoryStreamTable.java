@@ -115,6 +115,24 @@ final class MemoryStreamTable {
         return logs == null ? null : logs[pb.bucket()];
     }
 
+    /**
+     * Whether a writer of this process has ever run for this table: taken a lease, written a log or
+     * told one where it continues. A reader in another process than the writer's sees none.
+     */
+    synchronized boolean hadWriter() {
+        if (!leases.isEmpty()) {
+            return true;
+        }
+        for (MemoryLog[] logs : partitions.values()) {
+            for (MemoryLog log : logs) {
+                if (log.isEstablished()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     synchronized boolean wasDropped(BinaryRow partition) {
         return droppedPartitions.contains(partition);
     }

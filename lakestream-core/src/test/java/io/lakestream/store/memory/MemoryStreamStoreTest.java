@@ -69,6 +69,10 @@ class MemoryStreamStoreTest {
     }
 
     private static StreamTableSpec spec() {
+        return spec(1);
+    }
+
+    private static StreamTableSpec spec(int buckets) {
         return new StreamTableSpec(
                 Identifier.create("db", "t"),
                 RowType.of(
@@ -79,7 +83,7 @@ class MemoryStreamStoreTest {
                 Collections.emptyList(),
                 Collections.singletonList("id"),
                 Collections.singletonList("id"),
-                1,
+                buckets,
                 new StreamTableOwner("file:/w/db.db/t", "creation 1"));
     }
 
@@ -135,6 +139,53 @@ class MemoryStreamStoreTest {
             write(writer, 1);
             write(writer, 2);
             assertThat(pollOffsets(reader)).containsExactly(40L, 41L);
+        }
+    }
+
+    @Test
+    void aReaderInAProcessWhereNoWriterOfTheTableRanFailsSayingWhereTheStoreServes()
+            throws Exception {
+        Duration writeTimeout = Duration.ofMillis(200);
+        MemoryStreamStore store = store(1 << 20, writeTimeout);
+        // as a job planned in another process sees it: the table provisioned, no writer here
+        StreamTable table = store.provision(spec());
+        try (StreamReader reader = store.createReader(table)) {
+            reader.subscribe(PB, 40, StreamReader.NO_STOP_OFFSET);
+            assertThat(pollOffsets(reader)).isEmpty();
+            long deadline = System.nanoTime() + writeTimeout.multipliedBy(20).toNanos();
+            Throwable failure = null;
+            while (failure == null && System.nanoTime() < deadline) {
+                try {
+                    pollOffsets(reader);
+                } catch (StreamStoreException e) {
+                    failure = e;
+                }
+            }
+            assertThat(failure)
+                    .as("a poll after the write timeout")
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining("db.t")
+                    .hasMessageContaining("offset 40")
+                    .hasMessageContaining("serves only readers in the writer's process")
+                    .hasMessageContaining("'lake-stream.store'");
+        }
+    }
+
+    @Test
+    void aLateWriterOfTheProcessIsWaitedForPastTheWriteTimeout() {
+        MemoryStreamStore store = store(1 << 20, Duration.ofMillis(1));
+        StreamTable table = store.provision(spec(2));
+        try (StreamReader reader = store.createReader(table);
+                StreamWriter writer = store.createWriter(table)) {
+            // a writer of the process wrote another partition-bucket: this one is only late
+            PartitionBucket other = new PartitionBucket(BinaryRow.EMPTY_ROW, 1);
+            writer.continueAt(other, 0);
+            reader.subscribe(PB, 40, StreamReader.NO_STOP_OFFSET);
+            assertThat(pollOffsets(reader)).isEmpty();
+            assertThat(pollOffsets(reader)).isEmpty();
+            writer.continueAt(PB, 40);
+            write(writer, 1);
+            assertThat(pollOffsets(reader)).containsExactly(40L);
         }
     }
 
