@@ -25,7 +25,7 @@ import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.LakeStreamEnablement;
-import io.lakestream.table.MainBranchOnly;
+import io.lakestream.table.LakeStreamRefusedException;
 import io.lakestream.table.StreamTableLookup;
 
 import org.apache.paimon.annotation.Experimental;
@@ -83,7 +83,7 @@ public final class LakeStreamTable implements AutoCloseable {
      * a snapshot; idempotent. The {@code lake-stream.*} entries of {@code options} configure the
      * store and are not written into the table.
      *
-     * @throws IllegalArgumentException naming the table and what stands in the way
+     * @throws LakeStreamRefusedException naming the table and what stands in the way
      */
     public static void enable(Catalog catalog, Identifier identifier, Map<String, String> options) {
         new LakeStreamEnablement(catalog, options).enable(identifier, new HashMap<>());
@@ -93,7 +93,7 @@ public final class LakeStreamTable implements AutoCloseable {
      * Opens {@code identifier}, which must be in lake-stream mode, with its stream table in the
      * store that {@code options} (over the table's own options) name.
      *
-     * @throws IllegalArgumentException when the table does not exist, is a branch or is not in
+     * @throws LakeStreamRefusedException when the table does not exist, is a branch or is not in
      *     lake-stream mode, naming it and the way out
      * @throws StreamStoreException when the store cannot be reached or holds no stream table of it
      */
@@ -101,21 +101,13 @@ public final class LakeStreamTable implements AutoCloseable {
             Catalog catalog, Identifier identifier, Map<String, String> options) {
         FileStoreTable table =
                 new LakeStreamEnablement(catalog, options).fileStoreTable(identifier);
-        if (MainBranchOnly.isBranch(table)) {
-            throw new IllegalArgumentException(
-                    String.format(
-                            "Table %s is branch '%s' of a table: only the main branch of a table "
-                                    + "is in lake-stream mode.",
-                            table.fullName(), table.coreOptions().branch()));
-        }
-        if (!LakeStreamEnablement.isEnabled(table.options())) {
-            throw new IllegalArgumentException(
-                    String.format(
-                            "Table %s is not in lake-stream mode: enable it first "
-                                    + "(LakeStreamTable.enable, or '%s' = 'true' through the "
-                                    + "paimon-lakestream catalog).",
-                            table.fullName(), LakeStreamOptions.ENABLED.key()));
-        }
+        LakeStreamEnablement.checkInLakeStreamMode(
+                table,
+                String.format(
+                        "enable it first (LakeStreamTable.enable, or '%s' = 'true' through the "
+                                + "paimon-lakestream catalog)",
+                        LakeStreamOptions.ENABLED.key()),
+                "");
         Map<String, String> merged = LakeStreamOptions.forTable(table.options(), options);
         StreamTableSpec spec = StreamTableSpec.of(identifier, table);
         StreamStore store;

@@ -81,7 +81,7 @@ public final class CredentialOptions {
             String table,
             Collection<String> keys,
             String where,
-            Function<String, RuntimeException> refusal) {
+            Function<String, ? extends RuntimeException> refusal) {
         List<String> credentials = new ArrayList<>();
         for (String key : keys) {
             if (isCredential(key)) {

@@ -85,31 +85,66 @@ public final class LakeStreamEnablement {
 
     private final Catalog catalog;
     private final Map<String, String> catalogOptions;
-    private final Function<String, RuntimeException> refusal;
-    private final Class<?> refusalType;
+    private final Class<? extends RuntimeException> refusalType;
+    private final Function<String, ? extends RuntimeException> refusal;
     private final StreamTableCache streamTables = new StreamTableCache();
 
     /**
+     * Refuses with {@link LakeStreamRefusedException}.
+     *
      * @param catalog the Paimon catalog that holds the tables (not a lake-stream wrapper of it)
      * @param catalogOptions the catalog's options, whose {@code lake-stream.*} entries configure
      *     the store
      */
     public LakeStreamEnablement(Catalog catalog, Map<String, String> catalogOptions) {
-        this(catalog, catalogOptions, IllegalArgumentException::new);
+        this(
+                catalog,
+                catalogOptions,
+                LakeStreamRefusedException.class,
+                LakeStreamRefusedException::new);
     }
 
     /**
-     * @param refusal the engine's error of a refused statement, with which every refusal of this
-     *     class is thrown: Flink's {@code refusal}, so that the SQL client shows it as Flink's own
+     * @param refusalType the engine's error of a refused statement, with which every refusal of
+     *     this class is thrown: Flink's {@code ValidationException}, so that the SQL client shows
+     *     it as Flink's own. A failure of this type from a step is passed on as it is; any other
+     *     one becomes a refusal that names the table.
+     * @param refusal makes a refusal of {@code refusalType} with a message
      */
-    public LakeStreamEnablement(
+    public <E extends RuntimeException> LakeStreamEnablement(
             Catalog catalog,
             Map<String, String> catalogOptions,
-            Function<String, RuntimeException> refusal) {
+            Class<E> refusalType,
+            Function<String, E> refusal) {
         this.catalog = catalog;
         this.catalogOptions = catalogOptions;
+        this.refusalType = refusalType;
         this.refusal = refusal;
-        this.refusalType = refusal.apply("").getClass();
+    }
+
+    /**
+     * Checks that {@code table} is in lake-stream mode, as a writer or reader of its tail needs:
+     * the main branch of a table whose {@code 'lake-stream.enabled'} is {@code true}.
+     *
+     * @param howToEnable what the caller's user does to enable it, for the error
+     * @param remedy what to do instead, appended to either error; empty for none
+     * @throws LakeStreamRefusedException naming the table, when it is a branch or not enabled
+     */
+    public static void checkInLakeStreamMode(
+            FileStoreTable table, String howToEnable, String remedy) {
+        if (MainBranchOnly.isBranch(table)) {
+            throw new LakeStreamRefusedException(
+                    String.format(
+                            "Table %s is branch '%s' of a table: only the main branch of a table "
+                                    + "is in lake-stream mode%s.",
+                            table.fullName(), table.coreOptions().branch(), remedy));
+        }
+        if (!isEnabled(table.options())) {
+            throw new LakeStreamRefusedException(
+                    String.format(
+                            "Table %s is not in lake-stream mode: %s%s.",
+                            table.fullName(), howToEnable, remedy));
+        }
     }
 
     /** The catalog's options; its {@code lake-stream.*} entries win over a table's. */
@@ -388,7 +423,7 @@ public final class LakeStreamEnablement {
             FileStoreTable table,
             String commitUser,
             StreamOffsets ends,
-            Function<String, RuntimeException> refusal) {
+            Function<String, ? extends RuntimeException> refusal) {
         Long latestBefore = table.snapshotManager().latestSnapshotId();
         try (TableCommitImpl commit = table.newCommit(commitUser).ignoreEmptyCommit(false)) {
             ManifestCommittable committable = new ManifestCommittable(System.currentTimeMillis());

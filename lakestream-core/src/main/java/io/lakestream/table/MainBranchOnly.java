@@ -50,7 +50,7 @@ public final class MainBranchOnly {
      *     ValidationException::new}
      */
     public static void checkEnablingAllowed(
-            Identifier identifier, Function<String, RuntimeException> refusal) {
+            Identifier identifier, Function<String, ? extends RuntimeException> refusal) {
         String branch = identifier.getBranchName();
         if (branch == null || BranchManager.isMainBranch(branch)) {
             return;

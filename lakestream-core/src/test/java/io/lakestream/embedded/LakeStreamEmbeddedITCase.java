@@ -19,6 +19,7 @@
 package io.lakestream.embedded;
 
 import io.lakestream.protocol.WriterConflictException;
+import io.lakestream.table.LakeStreamRefusedException;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -196,7 +197,7 @@ class LakeStreamEmbeddedITCase {
     }
 
     @Test
-    void aTableNotInLakeStreamModeIsRefusedNamingIt() throws Exception {
+    void aTableNotInLakeStreamModeOrThatCannotBeIsRefusedNamingIt() throws Exception {
         Identifier id = Identifier.create("db", "plain");
         catalog.createTable(
                 id,
@@ -208,9 +209,24 @@ class LakeStreamEmbeddedITCase {
                         .build(),
                 false);
         assertThatThrownBy(() -> LakeStreamTable.open(catalog, id, options))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(LakeStreamRefusedException.class)
                 .hasMessageContaining("db.plain")
                 .hasMessageContaining("not in lake-stream mode");
+
+        // a table lake-stream mode cannot hold: refused by name, not with Paimon's bare error
+        Identifier dynamic = Identifier.create("db", "dynamic_buckets");
+        catalog.createTable(
+                dynamic,
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT())
+                        .column("name", DataTypes.STRING())
+                        .primaryKey("id")
+                        .option("bucket", "-1")
+                        .build(),
+                false);
+        assertThatThrownBy(() -> LakeStreamTable.enable(catalog, dynamic, options))
+                .isInstanceOf(LakeStreamRefusedException.class)
+                .hasMessageContaining("db.dynamic_buckets");
     }
 
     private Identifier create(String name, String primaryKey, String buckets) throws Exception {

@@ -25,7 +25,7 @@ import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
-import io.lakestream.table.MainBranchOnly;
+import io.lakestream.table.LakeStreamEnablement;
 import io.lakestream.table.StreamTableLookup;
 
 import org.apache.paimon.table.FileStoreTable;
@@ -96,20 +96,10 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
         if (table == null) {
             throw new IllegalArgumentException("Table is required but not provided.");
         }
-        if (MainBranchOnly.isBranch(table)) {
-            throw new IllegalArgumentException(
-                    String.format(
-                            "Table %s is branch '%s' of a table: only the main branch of a table "
-                                    + "is in lake-stream mode%s.",
-                            table.fullName(), table.coreOptions().branch(), remedy));
-        }
-        if (!Boolean.parseBoolean(
-                table.options().getOrDefault(LakeStreamOptions.ENABLED.key(), "false"))) {
-            throw new IllegalArgumentException(
-                    String.format(
-                            "Table %s is not in lake-stream mode: set '%s' = 'true' on it%s.",
-                            table.fullName(), LakeStreamOptions.ENABLED.key(), remedy));
-        }
+        LakeStreamEnablement.checkInLakeStreamMode(
+                table,
+                String.format("set '%s' = 'true' on it", LakeStreamOptions.ENABLED.key()),
+                remedy);
         return table;
     }
 

@@ -78,7 +78,11 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     public LakeStreamPaimonCatalog(Catalog wrapped) {
         super(wrapped);
         this.enablement =
-                new LakeStreamEnablement(wrapped, wrapped.options(), ValidationException::new);
+                new LakeStreamEnablement(
+                        wrapped,
+                        wrapped.options(),
+                        ValidationException.class,
+                        ValidationException::new);
     }
 
     public LakeStreamEnablement enablement() {

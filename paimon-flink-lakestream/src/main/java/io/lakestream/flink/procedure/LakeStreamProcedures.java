@@ -77,6 +77,10 @@ final class LakeStreamProcedures {
     static LakeStreamEnablement enablement(Catalog catalog) {
         return catalog instanceof LakeStreamPaimonCatalog
                 ? ((LakeStreamPaimonCatalog) catalog).enablement()
-                : new LakeStreamEnablement(catalog, catalog.options(), ValidationException::new);
+                : new LakeStreamEnablement(
+                        catalog,
+                        catalog.options(),
+                        ValidationException.class,
+                        ValidationException::new);
     }
 }
