@@ -31,6 +31,7 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -179,6 +181,43 @@ class LakeStreamEmbeddedITCase {
                 writer.commit();
                 assertThat(strings(table.newScan().read()))
                         .containsExactlyInAnyOrder("1:a", "3:c")
+                        .containsExactlyInAnyOrderElementsOf(paimonRead(id));
+            }
+        }
+    }
+
+    @Test
+    void aSchemaChangeThroughPaimonsCatalogLeavesAnUncommittedTailReadableAndCommittable()
+            throws Exception {
+        Identifier id = create("evolving", "id", "2");
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, options);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.commit();
+            writer.write(row(2, "b"));
+            writer.write(kind(RowKind.DELETE, row(1, "a")));
+
+            // another client evolves the table while the writer holds an uncommitted tail
+            catalog.alterTable(
+                    id,
+                    Arrays.asList(
+                            SchemaChange.addColumn("note", DataTypes.STRING()),
+                            SchemaChange.renameColumn("name", "label")),
+                    false);
+            try (LakeStreamTable evolved = LakeStreamTable.open(catalog, id, options)) {
+                List<InternalRow> rows = evolved.newScan().read();
+                assertThat(rows).hasSize(1);
+                assertThat(rows.get(0).getFieldCount()).isEqualTo(3);
+                assertThat(string(rows.get(0))).isEqualTo("2:b");
+                assertThat(rows.get(0).isNullAt(2)).isTrue();
+            }
+
+            // the writer of the old schema writes on and commits, as Paimon's own writer would
+            writer.write(row(3, "c"));
+            writer.commit();
+            try (LakeStreamTable evolved = LakeStreamTable.open(catalog, id, options)) {
+                assertThat(strings(evolved.newScan().read()))
+                        .containsExactlyInAnyOrder("2:b", "3:c")
                         .containsExactlyInAnyOrderElementsOf(paimonRead(id));
             }
         }
