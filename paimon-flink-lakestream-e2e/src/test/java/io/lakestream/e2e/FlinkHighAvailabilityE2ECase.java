@@ -39,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 
 import static io.lakestream.e2e.LakeStreamScenario.JOB_TIMEOUT;
 import static io.lakestream.e2e.LakeStreamScenario.RECOVERY_TIMEOUT;
+import static io.lakestream.e2e.LakeStreamScenario.ROWS_PER_SECOND;
 import static io.lakestream.e2e.LakeStreamScenario.appendTable;
 import static io.lakestream.e2e.LakeStreamScenario.expectedIds;
 import static io.lakestream.e2e.LakeStreamScenario.millisSince;
@@ -117,7 +118,7 @@ class FlinkHighAvailabilityE2ECase {
 
             // commit a part, write on past it, then crash the JobManager
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));
-            Thread.sleep(2000);
+            scenario.awaitWrittenPast(ROWS_PER_SECOND, events, orders);
             // what Paimon holds now: no later union read may return less
             Map<String, Long> committed = new LinkedHashMap<>();
             for (String table : List.of(events, orders)) {

@@ -45,6 +45,7 @@ import static io.lakestream.e2e.LakeStreamScenario.DATABASE;
 import static io.lakestream.e2e.LakeStreamScenario.HISTORY;
 import static io.lakestream.e2e.LakeStreamScenario.JOB_TIMEOUT;
 import static io.lakestream.e2e.LakeStreamScenario.RECOVERY_TIMEOUT;
+import static io.lakestream.e2e.LakeStreamScenario.ROWS_PER_SECOND;
 import static io.lakestream.e2e.LakeStreamScenario.appendTable;
 import static io.lakestream.e2e.LakeStreamScenario.millisSince;
 import static io.lakestream.e2e.LakeStreamScenario.primaryKeyTable;
@@ -131,8 +132,7 @@ class FlinkProcessesE2ECase {
 
             // commit a part, write on past it, then crash the TaskManager that runs the job
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));
-            // time passes, not a state: about 100 rows are written past the checkpoint
-            Thread.sleep(2000);
+            scenario.awaitWrittenPast(ROWS_PER_SECOND, events, orders);
             assertThat(flink.jobState(jobId))
                     .as("state of job %s before the kill: it must still be writing", jobId)
                     .isEqualTo("RUNNING");
@@ -206,10 +206,10 @@ class FlinkProcessesE2ECase {
 
         try (JobWatch watch = new JobWatch(flink, jobId)) {
             scenario.awaitFullyRunning(jobId);
-            // time passes, not a state: rows are written before and past the checkpoint
-            Thread.sleep(2000);
+            // rows written before and past the checkpoint
+            scenario.awaitWrittenPast(ROWS_PER_SECOND, events);
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));
-            Thread.sleep(2000);
+            scenario.awaitWrittenPast(ROWS_PER_SECOND, events);
             // the leader of a bucket the job writes; its in-sync follower takes over
             List<Integer> replicas =
                     new FlussRegistrations(fluss).leaderAndIsr(DATABASE, events, 0);

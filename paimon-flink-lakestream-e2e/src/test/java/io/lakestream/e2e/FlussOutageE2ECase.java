@@ -43,6 +43,7 @@ import java.util.concurrent.TimeoutException;
 import static io.lakestream.e2e.LakeStreamScenario.DATABASE;
 import static io.lakestream.e2e.LakeStreamScenario.JOB_TIMEOUT;
 import static io.lakestream.e2e.LakeStreamScenario.RECOVERY_TIMEOUT;
+import static io.lakestream.e2e.LakeStreamScenario.ROWS_PER_SECOND;
 import static io.lakestream.e2e.LakeStreamScenario.appendTable;
 import static io.lakestream.e2e.LakeStreamScenario.expectedIds;
 import static io.lakestream.e2e.LakeStreamScenario.millisSince;
@@ -135,8 +136,8 @@ class FlussOutageE2ECase {
 
             // commit a part, write on past it
             long checkpoint = flink.checkpoint(jobId, Duration.ofMinutes(1));
-            Thread.sleep(2000);
-            long storedBefore = storeRecords(events, orders);
+            scenario.awaitWrittenPast(ROWS_PER_SECOND, events, orders);
+            long storedBefore = scenario.storeRecords(events, orders);
             long copiedBefore = copiedRows(orders);
 
             long stop = System.nanoTime();
@@ -368,15 +369,6 @@ class FlussOutageE2ECase {
         return lines.toString();
     }
 
-    /** The records the store holds for {@code tables}: the sum of their buckets' end offsets. */
-    private static long storeRecords(String... tables) throws Exception {
-        long records = 0;
-        for (String table : tables) {
-            records += fluss.endOffsets(DATABASE, table);
-        }
-        return records;
-    }
-
     /** The rows that the readers of {@code tables} committed to their copies. */
     private static long copiedRows(String... tables) throws Exception {
         long rows = 0;
@@ -392,25 +384,27 @@ class FlussOutageE2ECase {
      */
     private static long awaitStoreRecordsAbove(long before, long restart, String... tables)
             throws Exception {
-        long deadline = restart + RECOVERY_TIMEOUT.toNanos();
-        long records = -1;
-        Exception lastError = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                records = storeRecords(tables);
-                if (records > before) {
-                    return millisSince(restart);
-                }
-            } catch (Exception e) {
-                lastError = e;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError(
-                String.format(
-                        "The store holds %d records of the tables after the outage, %d before it, "
-                                + "%s after it was started again; last error: %s",
-                        records, before, RECOVERY_TIMEOUT, lastError));
+        long[] records = {-1};
+        Exception[] lastError = {null};
+        Await.until(
+                () -> {
+                    try {
+                        records[0] = scenario.storeRecords(tables);
+                        return records[0] > before;
+                    } catch (Exception e) {
+                        // the store may refuse requests for a while after its restart
+                        lastError[0] = e;
+                        return false;
+                    }
+                },
+                Duration.ofMillis(Math.max(0, RECOVERY_TIMEOUT.toMillis() - millisSince(restart))),
+                () ->
+                        String.format(
+                                "The store holds %d records of the tables after the outage, %d "
+                                        + "before it, %s after it was started again; last error: "
+                                        + "%s",
+                                records[0], before, RECOVERY_TIMEOUT, lastError[0]));
+        return millisSince(restart);
     }
 
     /**
@@ -440,19 +434,28 @@ class FlussOutageE2ECase {
      * time since {@code since}.
      */
     private static Duration awaitFullyRunning(String jobId, long since) throws Exception {
-        long deadline = System.nanoTime() + RECOVERY_TIMEOUT.toNanos();
-        String state = flink.jobState(jobId);
-        while (!flink.jobFullyRunning(jobId)) {
-            state = flink.jobState(jobId);
-            if ("FAILED".equals(state) || System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        String.format(
-                                "Job %s is %s, not running with all its tasks, %d ms after the "
-                                        + "Fluss cluster was started again; its exceptions: %s",
-                                jobId, state, millisSince(since), flink.jobExceptions(jobId)));
-            }
-            Thread.sleep(200);
-        }
+        Await.until(
+                () -> {
+                    if ("FAILED".equals(flink.jobState(jobId))) {
+                        throw new AssertionError(failedToRecover(jobId, since));
+                    }
+                    return flink.jobFullyRunning(jobId);
+                },
+                RECOVERY_TIMEOUT,
+                () -> failedToRecover(jobId, since));
         return Duration.ofMillis(millisSince(since));
+    }
+
+    private static String failedToRecover(String jobId, long since) {
+        String state;
+        try {
+            state = flink.jobState(jobId);
+        } catch (Exception e) {
+            state = "unknown (" + e + ")";
+        }
+        return String.format(
+                "Job %s is %s, not running with all its tasks, %d ms after the Fluss cluster was "
+                        + "started again; its exceptions: %s",
+                jobId, state, millisSince(since), flink.jobExceptions(jobId));
     }
 }

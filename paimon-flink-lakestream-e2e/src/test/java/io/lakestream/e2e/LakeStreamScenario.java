@@ -489,6 +489,36 @@ final class LakeStreamScenario implements AutoCloseable {
                                 flink.jobExceptions(jobId)));
     }
 
+    /** The records the store holds of {@code tables}: the sum of their buckets' end offsets. */
+    long storeRecords(String... tables) throws Exception {
+        long records = 0;
+        for (String table : tables) {
+            records += fluss.endOffsets(DATABASE, table);
+        }
+        return records;
+    }
+
+    /**
+     * Waits until the running job has written {@code records} more records of {@code tables} to the
+     * store than it holds now: rows past a checkpoint, before a fault, as a state rather than a
+     * time; fails with what the store holds if the job does not write them.
+     */
+    void awaitWrittenPast(long records, String... tables) throws Exception {
+        long now = storeRecords(tables);
+        Await.until(
+                () -> storeRecords(tables) >= now + records,
+                RECOVERY_TIMEOUT,
+                () ->
+                        String.format(
+                                "The store holds %d records of %s, not %d more than the %d it "
+                                        + "held %s before",
+                                storeRecords(tables),
+                                String.join(", ", tables),
+                                records,
+                                now,
+                                RECOVERY_TIMEOUT));
+    }
+
     static long millisSince(long nanoTime) {
         return (System.nanoTime() - nanoTime) / 1_000_000;
     }
