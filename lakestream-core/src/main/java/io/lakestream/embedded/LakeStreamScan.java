@@ -27,7 +27,6 @@ import io.lakestream.read.BucketMerge;
 import io.lakestream.read.ReaderStore;
 import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamStore;
-import io.lakestream.store.StreamStoreLoader;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
@@ -142,13 +141,9 @@ public final class LakeStreamScan {
         pbs.addAll(plan.storeStarts.keySet());
         TableRead lakeRead = plan.pinnedTable.newReadBuilder().newRead();
         List<InternalRow> rows = new ArrayList<>();
+        // the table's store, open as long as the table: a read opens only a reader of it
         try (ReaderStore store =
-                new ReaderStore(
-                        table.streamTable(),
-                        table.options(),
-                        () ->
-                                StreamStoreLoader.create(
-                                        table.options(), LakeStreamScan.class.getClassLoader()))) {
+                ReaderStore.borrowing(table.streamTable(), table.options(), table.store())) {
             BoundedMergeReader storeRead =
                     new BoundedMergeReader(
                             paimon,

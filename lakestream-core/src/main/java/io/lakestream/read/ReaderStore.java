@@ -46,15 +46,37 @@ public final class ReaderStore implements AutoCloseable {
     private final Duration timeout;
     private final String address;
 
+    /** Whether {@link #close} closes the store: false for a store the caller lent. */
+    private final boolean ownsStore;
+
     @Nullable private StreamStore store;
     @Nullable private FencedStreamReader log;
 
+    /** Opens a store of its own from {@code storeFactory} on first use, and closes it. */
     public ReaderStore(
             StreamTable streamTable,
             Map<String, String> options,
             Supplier<StreamStore> storeFactory) {
+        this(streamTable, options, storeFactory, true);
+    }
+
+    /**
+     * Reads through {@code store}, which the caller keeps open and closes: {@link #close} closes
+     * only the reader it made.
+     */
+    public static ReaderStore borrowing(
+            StreamTable streamTable, Map<String, String> options, StreamStore store) {
+        return new ReaderStore(streamTable, options, () -> store, false);
+    }
+
+    private ReaderStore(
+            StreamTable streamTable,
+            Map<String, String> options,
+            Supplier<StreamStore> storeFactory,
+            boolean ownsStore) {
         this.streamTable = streamTable;
         this.storeFactory = storeFactory;
+        this.ownsStore = ownsStore;
         Options conf = Options.fromMap(options);
         this.timeout = conf.get(LakeStreamOptions.READ_STORE_TIMEOUT);
         this.address = address(conf.get(LakeStreamOptions.STORE), options);
@@ -123,7 +145,7 @@ public final class ReaderStore implements AutoCloseable {
                 log.close();
             }
         } finally {
-            if (store != null) {
+            if (store != null && ownsStore) {
                 store.close();
             }
         }
