@@ -20,46 +20,38 @@ package io.lakestream.embedded;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.offsets.PartitionBucket;
-import io.lakestream.offsets.SnapshotOffsets;
-import io.lakestream.offsets.StreamOffsets;
-import io.lakestream.read.BoundedMergeReader;
-import io.lakestream.read.BucketMerge;
+import io.lakestream.read.BucketUnionReader;
 import io.lakestream.read.ReaderStore;
-import io.lakestream.store.OffsetPosition;
+import io.lakestream.read.plan.BucketRead;
+import io.lakestream.read.plan.LogStop;
+import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.store.StreamStore;
 
-import org.apache.paimon.CoreOptions;
-import org.apache.paimon.Snapshot;
 import org.apache.paimon.annotation.Experimental;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.options.Options;
-import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.DataSplit;
-import org.apache.paimon.table.source.Split;
-import org.apache.paimon.table.source.TableRead;
 import org.apache.paimon.types.RowKind;
+import org.apache.paimon.utils.CloseableIterator;
 
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.function.Consumer;
 
 /**
  * A bounded union read of a lake-stream table, the Flink source's bounded read without Flink: the
  * committed files of the table's latest snapshot, plus per partition-bucket the store's records
  * from that snapshot's offset to the store's end at planning (PIP-46's {@code AcquireReadView} and
  * {@code CreateQueryReaders}), merged with the table's merge engine for primary-key tables ({@link
- * BucketMerge}, the source's own merge) and appended for append tables; fenced records are skipped.
- * Returns what Paimon's own read returns once those records are committed.
+ * io.lakestream.read.BucketMerge}, the source's own merge, through {@link BucketUnionReader}) and
+ * appended for append tables; fenced records are skipped. Returns what Paimon's own read returns
+ * once those records are committed.
  *
  * <p>With {@code 'lake-stream.read.isolation' = 'read-committed'} it reads the snapshot alone.
  */
@@ -73,50 +65,19 @@ public final class LakeStreamScan {
     }
 
     /**
-     * Plans a read: the table's latest snapshot, its file splits and, per partition-bucket, the
-     * store offsets to read from (the snapshot's) and up to (the store's end now).
+     * Plans a read with the planner of every engine ({@link UnionReadPlanner}): the table's latest
+     * snapshot (or the one its scan options travel to), its file splits and, per partition-bucket,
+     * the store offsets to read from (the snapshot's) and up to (the store's end now while a writer
+     * holds the table's lease; the snapshot's own offsets otherwise, or when reading committed).
      */
     public Plan plan() {
         FileStoreTable paimon = table.paimonTable();
-        Snapshot snapshot = paimon.snapshotManager().latestSnapshot();
-        List<DataSplit> splits = new ArrayList<>();
-        StreamOffsets tiered = StreamOffsets.empty();
-        FileStoreTable pinned = paimon;
-        if (snapshot != null) {
-            pinned =
-                    paimon.copy(
-                            Collections.singletonMap(
-                                    CoreOptions.SCAN_SNAPSHOT_ID.key(),
-                                    String.valueOf(snapshot.id())));
-            for (Split split : pinned.newReadBuilder().newScan().plan().splits()) {
-                splits.add((DataSplit) split);
-            }
-            tiered = SnapshotOffsets.ofSnapshot(paimon, snapshot).orElse(StreamOffsets.empty());
-        }
-        Map<PartitionBucket, Long> starts = new LinkedHashMap<>();
-        Map<PartitionBucket, Long> ends = new LinkedHashMap<>();
-        boolean committedOnly =
-                Options.fromMap(table.options()).get(LakeStreamOptions.READ_ISOLATION)
-                        == LakeStreamOptions.ReadIsolation.READ_COMMITTED;
-        if (!committedOnly) {
-            StreamStore store = table.store();
-            Set<PartitionBucket> pbs =
-                    new LinkedHashSet<>(store.listPartitionBuckets(table.streamTable()));
-            pbs.addAll(tiered.asMap().keySet());
-            if (!pbs.isEmpty()) {
-                Map<PartitionBucket, Long> latest =
-                        store.listOffsets(table.streamTable(), pbs, OffsetPosition.LATEST);
-                for (PartitionBucket pb : pbs) {
-                    long start = tiered.offsetOr(pb, 0L);
-                    long end = latest.getOrDefault(pb, start);
-                    if (end > start) {
-                        starts.put(pb, start);
-                        ends.put(pb, end);
-                    }
-                }
-            }
-        }
-        return new Plan(snapshot == null ? null : snapshot.id(), pinned, splits, starts, ends);
+        Options options = Options.fromMap(table.options());
+        StreamStore store = table.store();
+        LogStop logStop = LogStop.forIsolation(options, store, table.streamTable());
+        UnionReadPlanner.Plan plan =
+                new UnionReadPlanner(paimon, table.streamTable(), null).plan(store, logStop);
+        return new Plan(plan.snapshotId(), plan.buckets());
     }
 
     /** Plans and reads the table: every row of the union, as Paimon's batch read returns rows. */
@@ -127,66 +88,24 @@ public final class LakeStreamScan {
     /** Reads a plan: the rows of its splits and store ranges, merged per partition-bucket. */
     public List<InternalRow> read(Plan plan) throws Exception {
         FileStoreTable paimon = table.paimonTable();
-        boolean primaryKey = !paimon.primaryKeys().isEmpty();
         InternalRowSerializer serializer = new InternalRowSerializer(paimon.rowType());
-        Map<PartitionBucket, List<DataSplit>> splitsByBucket = new LinkedHashMap<>();
-        for (DataSplit split : plan.splits) {
-            splitsByBucket
-                    .computeIfAbsent(
-                            new PartitionBucket(split.partition(), split.bucket()),
-                            pb -> new ArrayList<>())
-                    .add(split);
-        }
-        Set<PartitionBucket> pbs = new LinkedHashSet<>(splitsByBucket.keySet());
-        pbs.addAll(plan.storeStarts.keySet());
-        TableRead lakeRead = plan.pinnedTable.newReadBuilder().newRead();
         List<InternalRow> rows = new ArrayList<>();
         // the table's store, open as long as the table: a read opens only a reader of it
         try (ReaderStore store =
                 ReaderStore.borrowing(table.streamTable(), table.options(), table.store())) {
-            BoundedMergeReader storeRead =
-                    new BoundedMergeReader(
+            BucketUnionReader reader =
+                    new BucketUnionReader(
                             paimon,
                             store,
                             Options.fromMap(table.options())
                                     .get(LakeStreamOptions.READ_MERGE_BUFFER_MAX_RECORDS));
-            for (PartitionBucket pb : pbs) {
-                List<DataSplit> splits = splitsByBucket.getOrDefault(pb, Collections.emptyList());
-                long start = plan.storeStarts.getOrDefault(pb, 0L);
-                long end = plan.storeEnds.getOrDefault(pb, start);
-                if (primaryKey) {
-                    BucketMerge merge = storeRead.read(pb, start, end);
-                    for (DataSplit split : splits) {
-                        readLake(
-                                lakeRead,
-                                split,
-                                row -> {
-                                    InternalRow merged = merge.mergeLake(row);
-                                    if (merged != null) {
-                                        rows.add(inserted(serializer, merged));
-                                    }
-                                });
-                    }
-                    for (Iterator<InternalRow> it = merge.remaining(); it.hasNext(); ) {
-                        rows.add(inserted(serializer, it.next()));
-                    }
-                } else {
-                    for (DataSplit split : splits) {
-                        readLake(lakeRead, split, row -> rows.add(inserted(serializer, row)));
-                    }
-                    storeRead.forEachRecord(
-                            pb, start, end, record -> rows.add(inserted(serializer, record.row())));
+            for (BucketRead bucket : plan.buckets) {
+                try (CloseableIterator<InternalRow> it = reader.read(bucket)) {
+                    it.forEachRemaining(row -> rows.add(inserted(serializer, row)));
                 }
             }
         }
         return rows;
-    }
-
-    private static void readLake(TableRead read, DataSplit split, Consumer<InternalRow> action)
-            throws Exception {
-        try (RecordReader<InternalRow> reader = read.createReader(split)) {
-            reader.forEachRemaining(action::accept);
-        }
     }
 
     /** A copy of a row that a reader may reuse, as an insert: what a batch read returns. */
@@ -198,26 +117,16 @@ public final class LakeStreamScan {
 
     /**
      * What a read covers: a Paimon snapshot's file splits and, per partition-bucket, the store's
-     * records from the snapshot's offset to the store's end when it was planned.
+     * records from the snapshot's offset to where the read stops (the store's end when it was
+     * planned, for read-uncommitted).
      */
     public static final class Plan {
         @Nullable private final Long snapshotId;
-        private final FileStoreTable pinnedTable;
-        private final List<DataSplit> splits;
-        private final Map<PartitionBucket, Long> storeStarts;
-        private final Map<PartitionBucket, Long> storeEnds;
+        private final List<BucketRead> buckets;
 
-        Plan(
-                @Nullable Long snapshotId,
-                FileStoreTable pinnedTable,
-                List<DataSplit> splits,
-                Map<PartitionBucket, Long> storeStarts,
-                Map<PartitionBucket, Long> storeEnds) {
+        Plan(@Nullable Long snapshotId, List<BucketRead> buckets) {
             this.snapshotId = snapshotId;
-            this.pinnedTable = pinnedTable;
-            this.splits = splits;
-            this.storeStarts = storeStarts;
-            this.storeEnds = storeEnds;
+            this.buckets = buckets;
         }
 
         /** The Paimon snapshot read, or null when the table has none. */
@@ -226,19 +135,40 @@ public final class LakeStreamScan {
             return snapshotId;
         }
 
+        /**
+         * What the read reads of each partition-bucket, as the planner of every engine plans it.
+         */
+        public List<BucketRead> buckets() {
+            return Collections.unmodifiableList(buckets);
+        }
+
         /** The snapshot's file splits. */
         public List<DataSplit> splits() {
-            return Collections.unmodifiableList(splits);
+            List<DataSplit> splits = new ArrayList<>();
+            buckets.forEach(bucket -> splits.addAll(bucket.lakeSplits()));
+            return splits;
         }
 
         /** Per partition-bucket with records past the snapshot, the offset the read starts at. */
         public Map<PartitionBucket, Long> storeStartOffsets() {
-            return Collections.unmodifiableMap(storeStarts);
+            Map<PartitionBucket, Long> starts = new LinkedHashMap<>();
+            for (BucketRead bucket : buckets) {
+                if (bucket.logStopOffset() > bucket.logStartOffset()) {
+                    starts.put(bucket.partitionBucket(), bucket.logStartOffset());
+                }
+            }
+            return starts;
         }
 
-        /** Per partition-bucket with records past the snapshot, the store's end at planning. */
+        /** Per partition-bucket with records past the snapshot, the offset the read stops at. */
         public Map<PartitionBucket, Long> storeEndOffsets() {
-            return Collections.unmodifiableMap(storeEnds);
+            Map<PartitionBucket, Long> ends = new LinkedHashMap<>();
+            for (BucketRead bucket : buckets) {
+                if (bucket.logStopOffset() > bucket.logStartOffset()) {
+                    ends.put(bucket.partitionBucket(), bucket.logStopOffset());
+                }
+            }
+            return ends;
         }
     }
 }

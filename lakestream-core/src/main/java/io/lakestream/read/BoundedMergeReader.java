@@ -27,7 +27,10 @@ import io.lakestream.store.StreamStoreException;
 import org.apache.paimon.table.FileStoreTable;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.function.Consumer;
 
 /**
@@ -75,27 +78,80 @@ public final class BoundedMergeReader {
     /**
      * Calls {@code action} with every store record of partition-bucket {@code pb} from {@code
      * startOffset} to {@code stopOffset}, less fenced ones, in offset order; the read of an append
-     * table's partition-bucket, and the first half of {@link #read}. Waits for the store as long as
-     * it delivers, and fails after the store timeout without progress, naming the table.
+     * table's partition-bucket, and the first half of {@link #read}. See {@link #records}.
      */
     public void forEachRecord(
             PartitionBucket pb, long startOffset, long stopOffset, Consumer<StreamRecord> action) {
-        if (startOffset >= stopOffset) {
-            return;
-        }
-        FencedStreamReader reader = store.log();
-        reader.subscribe(pb, startOffset, stopOffset);
+        Iterator<StreamRecord> records = records(pb, startOffset, stopOffset);
         try {
-            long next = startOffset;
-            long skipped = reader.skippedRecords();
-            long deadline = System.currentTimeMillis() + store.timeout().toMillis();
-            while (true) {
-                List<StreamRecord> records = reader.poll(POLL_TIMEOUT);
-                for (StreamRecord record : records) {
-                    action.accept(record);
-                    next = record.offset() + 1;
+            records.forEachRemaining(action);
+        } catch (RuntimeException e) {
+            store.log().unsubscribe(pb);
+            throw e;
+        }
+    }
+
+    /**
+     * The store records of partition-bucket {@code pb} from {@code startOffset} to {@code
+     * stopOffset}, less fenced ones, in offset order, polled from the store as they are asked for.
+     * It waits for the store as long as the store delivers, and fails after the store timeout
+     * without progress, naming the table.
+     */
+    public Iterator<StreamRecord> records(PartitionBucket pb, long startOffset, long stopOffset) {
+        if (startOffset >= stopOffset) {
+            return Collections.emptyIterator();
+        }
+        return new StoreRange(pb, startOffset, stopOffset);
+    }
+
+    /** A range of one partition-bucket's log, polled batch by batch. */
+    private final class StoreRange implements Iterator<StreamRecord> {
+        private final PartitionBucket pb;
+        private final long stopOffset;
+        private final FencedStreamReader reader;
+        private Iterator<StreamRecord> batch = Collections.emptyIterator();
+        private boolean finished;
+        private long next;
+        private long skipped;
+        private long deadline;
+
+        StoreRange(PartitionBucket pb, long startOffset, long stopOffset) {
+            this.pb = pb;
+            this.stopOffset = stopOffset;
+            this.reader = store.log();
+            reader.subscribe(pb, startOffset, stopOffset);
+            this.next = startOffset;
+            this.skipped = reader.skippedRecords();
+            this.deadline = System.currentTimeMillis() + store.timeout().toMillis();
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (!batch.hasNext()) {
+                if (finished) {
+                    return false;
                 }
+                poll();
+            }
+            return true;
+        }
+
+        @Override
+        public StreamRecord next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            StreamRecord record = batch.next();
+            next = record.offset() + 1;
+            return record;
+        }
+
+        private void poll() {
+            try {
+                List<StreamRecord> records = reader.poll(POLL_TIMEOUT);
+                batch = records.iterator();
                 if (reader.finished().contains(pb)) {
+                    finished = true;
                     return;
                 }
                 long now = System.currentTimeMillis();
@@ -111,10 +167,10 @@ public final class BoundedMergeReader {
                                             + "%d",
                                     pb, stopOffset, next - 1));
                 }
+            } catch (RuntimeException e) {
+                reader.unsubscribe(pb);
+                throw e;
             }
-        } catch (RuntimeException e) {
-            reader.unsubscribe(pb);
-            throw e;
         }
     }
 

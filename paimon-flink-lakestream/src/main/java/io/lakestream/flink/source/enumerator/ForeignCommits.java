@@ -21,6 +21,7 @@ package io.lakestream.flink.source.enumerator;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.read.plan.UnionReadPlanner;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
@@ -94,10 +95,10 @@ final class ForeignCommits {
     }
 
     private final FileStoreTable table;
-    private final LakeStreamSplitPlanner planner;
+    private final UnionReadPlanner planner;
     private final boolean changelogFiles;
 
-    ForeignCommits(LakeStreamSplitPlanner planner) {
+    ForeignCommits(UnionReadPlanner planner) {
         this.planner = planner;
         this.table = planner.table();
         this.changelogFiles =

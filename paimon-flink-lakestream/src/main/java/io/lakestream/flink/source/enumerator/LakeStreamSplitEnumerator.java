@@ -24,6 +24,10 @@ import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.read.plan.BucketRead;
+import io.lakestream.read.plan.LogStop;
+import io.lakestream.read.plan.ReadStart;
+import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamStore;
 import io.lakestream.table.LakeStreamEnablement;
@@ -82,9 +86,9 @@ public final class LakeStreamSplitEnumerator
     private static final Logger LOG = LoggerFactory.getLogger(LakeStreamSplitEnumerator.class);
 
     private final SplitEnumeratorContext<LakeStreamSplit> context;
-    private final LakeStreamSplitPlanner planner;
+    private final UnionReadPlanner planner;
     private final Supplier<StreamStore> storeSupplier;
-    @Nullable private final LakeStreamSplitPlanner.LogStop logStop;
+    @Nullable private final LogStop logStop;
     private final boolean bounded;
     private final boolean lakeOnly;
     private final long discoveryIntervalMillis;
@@ -124,9 +128,9 @@ public final class LakeStreamSplitEnumerator
 
     LakeStreamSplitEnumerator(
             SplitEnumeratorContext<LakeStreamSplit> context,
-            LakeStreamSplitPlanner planner,
+            UnionReadPlanner planner,
             Supplier<StreamStore> storeSupplier,
-            @Nullable LakeStreamSplitPlanner.LogStop logStop,
+            @Nullable LogStop logStop,
             boolean bounded,
             boolean lakeOnly,
             long discoveryIntervalMillis,
@@ -179,16 +183,15 @@ public final class LakeStreamSplitEnumerator
             long discoveryIntervalMillis,
             Duration writerLeaseTimeout,
             @Nullable LakeStreamEnumeratorState restored) {
-        LakeStreamSplitPlanner planner =
-                new LakeStreamSplitPlanner(table, streamTable, filter, bounded);
+        UnionReadPlanner planner = new UnionReadPlanner(table, streamTable, filter, bounded);
         // a bounded read at a snapshot picked by time travel returns exactly its state, as Paimon
         // does: nothing of the store, which it then never opens
         boolean travelsInTime = bounded && ReadStart.travelsInTime(table.options());
-        LakeStreamSplitPlanner.LogStop logStop = null;
+        LogStop logStop = null;
         if (bounded) {
             logStop =
                     lakeOnly || readCommitted || travelsInTime
-                            ? LakeStreamSplitPlanner.LogStop.snapshotOffsets()
+                            ? LogStop.snapshotOffsets()
                             : null; // the store's ends, set once the store is open
         }
         return new LakeStreamSplitEnumerator(
@@ -254,11 +257,20 @@ public final class LakeStreamSplitEnumerator
         }
     }
 
-    private void onInitialPlan(LakeStreamSplitPlanner.Plan plan, Throwable error) {
+    private void onInitialPlan(UnionReadPlanner.Plan plan, Throwable error) {
         if (error == null && nextFollowedSnapshotId == null) {
-            nextFollowedSnapshotId = plan.changesAfter + 1;
+            nextFollowedSnapshotId = plan.changesAfter() + 1;
         }
-        onPlanned(error == null ? plan.splits : null, error);
+        onPlanned(error == null ? splitsOf(plan) : null, error);
+    }
+
+    /** A split per partition-bucket of {@code plan}. */
+    private static List<LakeStreamSplit> splitsOf(UnionReadPlanner.Plan plan) {
+        List<LakeStreamSplit> splits = new ArrayList<>(plan.buckets().size());
+        for (BucketRead read : plan.buckets()) {
+            splits.add(LakeStreamSplit.of(read));
+        }
+        return splits;
     }
 
     /** Looks for commits of other writers from the next snapshot on; null before the start. */
@@ -295,12 +307,10 @@ public final class LakeStreamSplitEnumerator
         assignPending();
     }
 
-    private LakeStreamSplitPlanner.Plan planInitial() {
-        LakeStreamSplitPlanner.LogStop stop = logStop;
+    private UnionReadPlanner.Plan planInitial() {
+        LogStop stop = logStop;
         if (bounded && stop == null) {
-            stop =
-                    LakeStreamSplitPlanner.LogStop.storeEnds(
-                            store, planner.streamTable(), writerLeaseTimeout);
+            stop = LogStop.storeEnds(store, planner.streamTable(), writerLeaseTimeout);
         }
         return planner.plan(lakeOnly ? null : store, stop);
     }

@@ -18,8 +18,11 @@
 
 package io.lakestream.flink.source.enumerator;
 
-import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.AbortedRanges;
+import io.lakestream.read.plan.BucketRead;
+import io.lakestream.read.plan.LogStop;
+import io.lakestream.read.plan.ReadStart;
+import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.store.FenceLog;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
@@ -72,20 +75,14 @@ public final class PlannedRowCount {
         if (!table.primaryKeys().isEmpty()) {
             return OptionalLong.empty();
         }
-        LakeStreamSplitPlanner planner =
-                new LakeStreamSplitPlanner(table, streamTable, partitionFilter, true);
+        UnionReadPlanner planner = new UnionReadPlanner(table, streamTable, partitionFilter, true);
         // the reads that return one snapshot exactly, as LakeStreamSplitEnumerator#create decides
         if (lakeOnly || readCommitted || ReadStart.travelsInTime(table.options())) {
-            return count(
-                    planner.plan(null, LakeStreamSplitPlanner.LogStop.snapshotOffsets()),
-                    new AbortedRanges());
+            return count(planner.plan(null, LogStop.snapshotOffsets()), new AbortedRanges());
         }
         try (StreamStore store = storeSupplier.get()) {
-            LakeStreamSplitPlanner.Plan plan =
-                    planner.plan(
-                            store,
-                            LakeStreamSplitPlanner.LogStop.storeEnds(
-                                    store, streamTable, writerLeaseTimeout));
+            UnionReadPlanner.Plan plan =
+                    planner.plan(store, LogStop.storeEnds(store, streamTable, writerLeaseTimeout));
             // the fences after the ends, as a reader reads them when it starts after planning: a
             // fence recorded in between covers records below the ends that the read skips
             AbortedRanges fences = new AbortedRanges();
@@ -96,16 +93,16 @@ public final class PlannedRowCount {
         }
     }
 
-    private static OptionalLong count(LakeStreamSplitPlanner.Plan plan, AbortedRanges fences) {
+    private static OptionalLong count(UnionReadPlanner.Plan plan, AbortedRanges fences) {
         long count = 0;
-        for (LakeStreamSplit split : plan.splits) {
+        for (BucketRead split : plan.buckets()) {
             for (DataSplit data : split.lakeSplits()) {
                 if (!data.mergedRowCountAvailable()) {
                     return OptionalLong.empty();
                 }
                 count += data.mergedRowCount();
             }
-            long start = split.nextLogOffset();
+            long start = split.logStartOffset();
             long stop = split.logStopOffset();
             if (stop > start) {
                 count += stop - start - fences.countAborted(split.partitionBucket(), start, stop);

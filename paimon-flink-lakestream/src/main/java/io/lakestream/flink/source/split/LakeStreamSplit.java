@@ -19,6 +19,7 @@
 package io.lakestream.flink.source.split;
 
 import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.read.plan.BucketRead;
 import io.lakestream.store.StreamReader;
 
 import org.apache.paimon.table.source.DataSplit;
@@ -115,6 +116,15 @@ public final class LakeStreamSplit implements SourceSplit {
             long logStopOffset) {
         return new LakeStreamSplit(
                 partitionBucket, lakeSplits, 0, false, logStartOffset, logStopOffset);
+    }
+
+    /** The split of what the planner planned for a partition-bucket. */
+    public static LakeStreamSplit of(BucketRead read) {
+        return of(
+                read.partitionBucket(),
+                read.lakeSplits(),
+                read.logStartOffset(),
+                read.logStopOffset());
     }
 
     /** The split id: the partition-bucket, unique within a read. */

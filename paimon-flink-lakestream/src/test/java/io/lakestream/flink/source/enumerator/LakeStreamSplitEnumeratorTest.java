@@ -22,6 +22,8 @@ import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.read.plan.LogStop;
+import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
@@ -111,11 +113,11 @@ class LakeStreamSplitEnumeratorTest {
             LakeStreamEnumeratorState restored) {
         return new LakeStreamSplitEnumerator(
                 context,
-                new LakeStreamSplitPlanner(table, streamTable, null),
+                new UnionReadPlanner(table, streamTable, null),
                 () -> {
                     throw new AssertionError("a lake-only read opens no store");
                 },
-                LakeStreamSplitPlanner.LogStop.snapshotOffsets(),
+                LogStop.snapshotOffsets(),
                 true,
                 true,
                 1_000,

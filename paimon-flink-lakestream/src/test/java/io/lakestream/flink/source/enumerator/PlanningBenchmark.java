@@ -21,6 +21,9 @@ package io.lakestream.flink.source.enumerator;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.read.plan.LogStop;
+import io.lakestream.read.plan.ReadStart;
+import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
@@ -120,7 +123,7 @@ class PlanningBenchmark {
                 new StreamTable(
                         StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
         StreamStore store = storeOf(new ArrayList<>(partitions), offsets);
-        LakeStreamSplitPlanner planner = new LakeStreamSplitPlanner(table, streamTable, null);
+        UnionReadPlanner planner = new UnionReadPlanner(table, streamTable, null);
 
         Map<String, Callable<Object>> steps = new LinkedHashMap<>();
         steps.put(
@@ -132,16 +135,16 @@ class PlanningBenchmark {
         steps.put(
                 "where the read starts (ReadStart.resolve)", () -> ReadStart.resolve(table, true));
         steps.put(
-                "LakeStreamSplitPlanner.plan, lake-only",
-                () -> planner.plan(null, LakeStreamSplitPlanner.LogStop.snapshotOffsets()));
+                "UnionReadPlanner.plan, lake-only",
+                () -> planner.plan(null, LogStop.snapshotOffsets()));
         steps.put(
-                "LakeStreamSplitPlanner.plan, with the store",
+                "UnionReadPlanner.plan, with the store",
                 () ->
                         planner.plan(
                                         store,
-                                        LakeStreamSplitPlanner.LogStop.storeEnds(
+                                        LogStop.storeEnds(
                                                 store, streamTable, Duration.ofMinutes(1)))
-                                .splits
+                                .buckets()
                                 .size());
         steps.put(
                 "PlannedRowCount.count (COUNT(*) push-down)",

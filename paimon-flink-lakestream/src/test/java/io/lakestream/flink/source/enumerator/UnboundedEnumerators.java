@@ -19,6 +19,7 @@
 package io.lakestream.flink.source.enumerator;
 
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 
@@ -56,7 +57,7 @@ final class UnboundedEnumerators {
             List<BinaryRow> storePartitions) {
         return new LakeStreamSplitEnumerator(
                 context,
-                new LakeStreamSplitPlanner(table, streamTable, null, false),
+                new UnionReadPlanner(table, streamTable, null, false),
                 () -> listingStore(storePartitions),
                 null,
                 false,

@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.enumerator;
+package io.lakestream.read.plan;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.offsets.SnapshotOffsets;
@@ -31,8 +31,6 @@ import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.snapshot.TimeTravelUtil;
 import org.apache.paimon.utils.SnapshotManager;
-
-import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
@@ -66,7 +64,6 @@ import java.util.Optional;
  * and the enablement by following those commits ({@link ForeignCommits}), as it follows every
  * commit of another writer; a table whose chain has not started yet is refused.
  */
-@Internal
 public final class ReadStart {
 
     /** The options of Paimon's time travel, which pick one snapshot. */

@@ -16,14 +16,12 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.enumerator;
+package io.lakestream.read.plan;
 
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.table.source.DataSplit;
-
-import org.apache.flink.annotation.Internal;
 
 /**
  * Refuses a union read of a partition whose files Paimon holds in another number of buckets than
@@ -35,7 +33,6 @@ import org.apache.flink.annotation.Internal;
  * write such a partition with the table's bucket count; the union read refuses to read it, naming
  * the way out.
  */
-@Internal
 final class BucketLayoutCheck {
 
     private BucketLayoutCheck() {}

@@ -16,13 +16,10 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.enumerator;
+package io.lakestream.read.plan;
 
-import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
-import io.lakestream.protocol.WriterLeases;
-import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
@@ -35,14 +32,11 @@ import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.DataSplit;
 
-import org.apache.flink.annotation.Internal;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -53,31 +47,45 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Plans the splits of a read: picks where it starts ({@link ReadStart}: the Paimon snapshot, its
- * state or only the changes after it, and the log offsets), plans the snapshot's data splits with
- * Paimon's own scan (filter and partition pruning included), and makes one {@link LakeStreamSplit}
- * per partition-bucket of the snapshot, of its offsets map and of the stream store. A
- * partition-bucket's log always starts at the offset the snapshot recorded for it, whether or not
- * the filter left lake splits for it: it never starts from the earliest offset because a predicate
- * pruned its lake part.
+ * Plans a union read, the one planner of every engine (Flink's source, the embedded scan, Spark):
+ * picks where it starts ({@link ReadStart}: the Paimon snapshot, its state or only the changes
+ * after it, and the log offsets), plans the snapshot's data splits with Paimon's own scan (filter
+ * and partition pruning included), and makes one {@link BucketRead} per partition-bucket of the
+ * snapshot, of its offsets map and of the stream store. A partition-bucket's log always starts at
+ * the offset the snapshot recorded for it, whether or not the filter left lake splits for it: it
+ * never starts from the earliest offset because a predicate pruned its lake part. See "Readers" in
+ * {@code docs/consistency.md}.
  */
-@Internal
-final class LakeStreamSplitPlanner {
+public final class UnionReadPlanner {
 
-    private static final Logger LOG = LoggerFactory.getLogger(LakeStreamSplitPlanner.class);
+    private static final Logger LOG = LoggerFactory.getLogger(UnionReadPlanner.class);
 
-    /** What the planner found: the snapshot and a split per partition-bucket. */
-    static final class Plan {
-        @Nullable final Long snapshotId;
-        final List<LakeStreamSplit> splits;
+    /** What the planner found: the snapshot and what to read of each partition-bucket. */
+    public static final class Plan {
+        @Nullable private final Long snapshotId;
+        private final List<BucketRead> buckets;
+        private final long changesAfter;
+
+        Plan(@Nullable Long snapshotId, List<BucketRead> buckets, long changesAfter) {
+            this.snapshotId = snapshotId;
+            this.buckets = buckets;
+            this.changesAfter = changesAfter;
+        }
+
+        /** The snapshot read, or null when the table has none (or the read starts after all). */
+        @Nullable
+        public Long snapshotId() {
+            return snapshotId;
+        }
+
+        /** A read per partition-bucket. */
+        public List<BucketRead> buckets() {
+            return buckets;
+        }
 
         /** The last snapshot whose changes the read does not return as changes. */
-        final long changesAfter;
-
-        Plan(@Nullable Long snapshotId, List<LakeStreamSplit> splits, long changesAfter) {
-            this.snapshotId = snapshotId;
-            this.splits = splits;
-            this.changesAfter = changesAfter;
+        public long changesAfter() {
+            return changesAfter;
         }
     }
 
@@ -87,7 +95,8 @@ final class LakeStreamSplitPlanner {
     @Nullable private final PartitionPredicate partitionFilter;
     private final boolean bounded;
 
-    LakeStreamSplitPlanner(
+    /** A planner of a bounded read of {@code table}, filtered by {@code filter} when not null. */
+    public UnionReadPlanner(
             FileStoreTable table, StreamTable streamTable, @Nullable Predicate filter) {
         this(table, streamTable, filter, true);
     }
@@ -96,7 +105,7 @@ final class LakeStreamSplitPlanner {
      * @param bounded whether the read ends; it decides how Paimon's scan options pick the start
      *     (see {@link ReadStart})
      */
-    LakeStreamSplitPlanner(
+    public UnionReadPlanner(
             FileStoreTable table,
             StreamTable streamTable,
             @Nullable Predicate filter,
@@ -130,16 +139,16 @@ final class LakeStreamSplitPlanner {
                 .orElse(null);
     }
 
-    StreamTable streamTable() {
+    public StreamTable streamTable() {
         return streamTable;
     }
 
-    FileStoreTable table() {
+    public FileStoreTable table() {
         return table;
     }
 
     /** Whether the read keeps the partition. */
-    boolean keeps(BinaryRow partition) {
+    public boolean keeps(BinaryRow partition) {
         return partitionFilter == null || partitionFilter.test(partition);
     }
 
@@ -150,7 +159,7 @@ final class LakeStreamSplitPlanner {
      * @param logStop per partition-bucket: the log's stop offset for a bounded read, given the
      *     snapshot's offsets and the store; null for an unbounded read
      */
-    Plan plan(@Nullable StreamStore store, @Nullable LogStop logStop) {
+    public Plan plan(@Nullable StreamStore store, @Nullable LogStop logStop) {
         ReadStart readStart = ReadStart.resolve(table, bounded);
         Snapshot snapshot = readStart.snapshot();
         Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
@@ -181,12 +190,12 @@ final class LakeStreamSplitPlanner {
         }
         Map<PartitionBucket, Long> stops =
                 logStop == null ? null : logStop.stopOffsets(offsets, all);
-        List<LakeStreamSplit> splits = new ArrayList<>();
+        List<BucketRead> splits = new ArrayList<>();
         for (PartitionBucket pb : all) {
             long start = offsets.offsetOr(pb, 0L);
             long stop = stops == null ? StreamReader.NO_STOP_OFFSET : stops.getOrDefault(pb, start);
             splits.add(
-                    LakeStreamSplit.of(
+                    new BucketRead(
                             pb, lake.getOrDefault(pb, Collections.emptyList()), start, stop));
         }
         LOG.info(
@@ -199,7 +208,7 @@ final class LakeStreamSplitPlanner {
     }
 
     /** Every bucket of each of {@code partitions} that the read keeps. */
-    List<PartitionBucket> partitionBuckets(Collection<BinaryRow> partitions) {
+    public List<PartitionBucket> partitionBuckets(Collection<BinaryRow> partitions) {
         List<PartitionBucket> result = new ArrayList<>();
         for (BinaryRow partition : partitions) {
             if (keeps(partition)) {
@@ -209,32 +218,5 @@ final class LakeStreamSplitPlanner {
             }
         }
         return result;
-    }
-
-    /** Where the log of each partition-bucket of a bounded read stops. */
-    interface LogStop {
-        Map<PartitionBucket, Long> stopOffsets(
-                StreamOffsets snapshotOffsets, Collection<PartitionBucket> partitionBuckets);
-
-        /**
-         * Read-uncommitted: up to the records the store holds at planning while a sink job holds
-         * the table's writer lease; with no live lease, up to the snapshot's own offsets. Records
-         * above the latest snapshot's offsets that no running job writes are no job's uncommitted
-         * tail: a stopped job left them (the next writer fences them) or a rollback removed the
-         * snapshots that held them. Paimon's read holds neither, and neither does this one.
-         */
-        static LogStop storeEnds(StreamStore store, StreamTable table, Duration leaseTimeout) {
-            return (offsets, pbs) -> {
-                if (!WriterLeases.isLive(store, table, leaseTimeout)) {
-                    return offsets.asMap();
-                }
-                return store.listOffsets(table, pbs, OffsetPosition.LATEST);
-            };
-        }
-
-        /** Up to the snapshot's own offsets: nothing beyond what it committed. */
-        static LogStop snapshotOffsets() {
-            return (offsets, pbs) -> offsets.asMap();
-        }
     }
 }

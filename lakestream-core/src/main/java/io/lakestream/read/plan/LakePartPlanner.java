@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.enumerator;
+package io.lakestream.read.plan;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
@@ -27,8 +27,6 @@ import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.ScanMode;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.table.source.snapshot.SnapshotReader;
-
-import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
@@ -58,7 +56,6 @@ import java.util.Map;
  * and sequence number with the table's merge function. Tables whose batch scan reads level 0 anyway
  * get the batch scan's splits, unchanged.
  */
-@Internal
 final class LakePartPlanner {
 
     private LakePartPlanner() {}

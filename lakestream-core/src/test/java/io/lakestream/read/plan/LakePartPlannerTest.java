@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.enumerator;
+package io.lakestream.read.plan;
 
 import io.lakestream.testutils.LocalPaimonTables;
 

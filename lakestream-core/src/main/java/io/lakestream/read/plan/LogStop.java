@@ -1,0 +1,74 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.read.plan;
+
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.protocol.WriterLeases;
+import io.lakestream.store.OffsetPosition;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTable;
+
+import org.apache.paimon.options.Options;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+
+/** Where the log of each partition-bucket of a bounded read stops: its isolation level. */
+@FunctionalInterface
+public interface LogStop {
+
+    Map<PartitionBucket, Long> stopOffsets(
+            StreamOffsets snapshotOffsets, Collection<PartitionBucket> partitionBuckets);
+
+    /**
+     * Read-uncommitted: up to the records the store holds at planning while a writer holds the
+     * table's writer lease; with no live lease, up to the snapshot's own offsets. Records above the
+     * latest snapshot's offsets that no running writer writes are no writer's uncommitted tail: a
+     * stopped writer left them (the next writer fences them) or a rollback removed the snapshots
+     * that held them. Paimon's read holds neither, and neither does this one.
+     */
+    static LogStop storeEnds(StreamStore store, StreamTable table, Duration leaseTimeout) {
+        return (offsets, pbs) -> {
+            if (!WriterLeases.isLive(store, table, leaseTimeout)) {
+                return offsets.asMap();
+            }
+            return store.listOffsets(table, pbs, OffsetPosition.LATEST);
+        };
+    }
+
+    /**
+     * The stop of a bounded read with {@code options}: {@link #snapshotOffsets()} for {@code
+     * 'lake-stream.read.isolation' = 'read-committed'}, else {@link #storeEnds} with the writer
+     * lease timeout of {@code options}.
+     */
+    static LogStop forIsolation(Options options, StreamStore store, StreamTable table) {
+        return options.get(LakeStreamOptions.READ_ISOLATION)
+                        == LakeStreamOptions.ReadIsolation.READ_COMMITTED
+                ? snapshotOffsets()
+                : storeEnds(store, table, options.get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT));
+    }
+
+    /** Read-committed: up to the snapshot's own offsets, nothing beyond what it committed. */
+    static LogStop snapshotOffsets() {
+        return (offsets, pbs) -> offsets.asMap();
+    }
+}
