@@ -1,0 +1,215 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.spark.catalog;
+
+import io.lakestream.spark.source.LakeStreamSparkTable;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.Table;
+
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Spark catalog of a Paimon warehouse that reads every table of it, lake-stream tables through
+ * their union with the stream store and the others as Paimon's read returns them:
+ *
+ * <pre>{@code
+ * spark.sql.catalog.lake = io.lakestream.spark.catalog.LakeStreamSparkCatalog
+ * spark.sql.catalog.lake.warehouse = s3://bucket/warehouse
+ * spark.sql.catalog.lake.lake-stream.fluss.bootstrap.servers = fluss:9123
+ * }</pre>
+ *
+ * <p>Its options are a Paimon catalog's (the {@code warehouse}, the file system's) and the
+ * lake-stream options of the store's connection and of reads, which win over a table's own. Spark's
+ * namespaces are Paimon's databases. Tables are read here; they are created, changed and written
+ * through Paimon's or Flink's catalog.
+ */
+public class LakeStreamSparkCatalog implements TableCatalog, SupportsNamespaces {
+
+    private String name;
+    private Map<String, String> options;
+    private Catalog catalog;
+
+    @Override
+    public void initialize(String name, CaseInsensitiveStringMap options) {
+        this.name = name;
+        this.options = new HashMap<>(options.asCaseSensitiveMap());
+        this.catalog =
+                CatalogFactory.createCatalog(CatalogContext.create(Options.fromMap(this.options)));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String[] defaultNamespace() {
+        return new String[] {"default"};
+    }
+
+    // ---------------------------------------------------------------- namespaces
+
+    @Override
+    public String[][] listNamespaces() {
+        List<String> databases = catalog.listDatabases();
+        String[][] namespaces = new String[databases.size()][];
+        for (int i = 0; i < namespaces.length; i++) {
+            namespaces[i] = new String[] {databases.get(i)};
+        }
+        return namespaces;
+    }
+
+    @Override
+    public String[][] listNamespaces(String[] namespace) throws NoSuchNamespaceException {
+        loadNamespaceMetadata(namespace);
+        // a database holds no namespaces
+        return new String[0][];
+    }
+
+    @Override
+    public Map<String, String> loadNamespaceMetadata(String[] namespace)
+            throws NoSuchNamespaceException {
+        String database = database(namespace);
+        try {
+            return catalog.getDatabase(database).options();
+        } catch (Catalog.DatabaseNotExistException e) {
+            throw new NoSuchNamespaceException(namespace);
+        }
+    }
+
+    @Override
+    public void createNamespace(String[] namespace, Map<String, String> metadata) {
+        throw readOnly("CREATE NAMESPACE " + String.join(".", namespace));
+    }
+
+    @Override
+    public void alterNamespace(String[] namespace, NamespaceChange... changes) {
+        throw readOnly("ALTER NAMESPACE " + String.join(".", namespace));
+    }
+
+    @Override
+    public boolean dropNamespace(String[] namespace, boolean cascade) {
+        throw readOnly("DROP NAMESPACE " + String.join(".", namespace));
+    }
+
+    // ---------------------------------------------------------------- tables
+
+    @Override
+    public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
+        String database = database(namespace);
+        List<String> tables;
+        try {
+            tables = catalog.listTables(database);
+        } catch (Catalog.DatabaseNotExistException e) {
+            throw new NoSuchNamespaceException(namespace);
+        }
+        Identifier[] identifiers = new Identifier[tables.size()];
+        for (int i = 0; i < identifiers.length; i++) {
+            identifiers[i] = Identifier.of(namespace, tables.get(i));
+        }
+        return identifiers;
+    }
+
+    @Override
+    public org.apache.spark.sql.connector.catalog.Table loadTable(Identifier ident)
+            throws NoSuchTableException {
+        org.apache.paimon.catalog.Identifier identifier = paimonIdentifier(ident);
+        Table table;
+        try {
+            table = catalog.getTable(identifier);
+        } catch (Catalog.TableNotExistException e) {
+            throw new NoSuchTableException(ident);
+        }
+        if (!(table instanceof FileStoreTable)) {
+            throw new UnsupportedOperationException(
+                    String.format(
+                            "Table %s is not a Paimon data table (%s): the lake-stream Spark "
+                                    + "catalog reads data tables only.",
+                            identifier.getFullName(), table.getClass().getSimpleName()));
+        }
+        return new LakeStreamSparkTable(
+                identifier, (FileStoreTable) table, Collections.unmodifiableMap(options));
+    }
+
+    @Override
+    public org.apache.spark.sql.connector.catalog.Table createTable(
+            Identifier ident,
+            StructType schema,
+            Transform[] partitions,
+            Map<String, String> properties) {
+        throw readOnly("CREATE TABLE " + ident);
+    }
+
+    @Override
+    public org.apache.spark.sql.connector.catalog.Table alterTable(
+            Identifier ident, TableChange... changes) {
+        throw readOnly("ALTER TABLE " + ident);
+    }
+
+    @Override
+    public boolean dropTable(Identifier ident) {
+        throw readOnly("DROP TABLE " + ident);
+    }
+
+    @Override
+    public void renameTable(Identifier oldIdent, Identifier newIdent) {
+        throw readOnly("ALTER TABLE " + oldIdent + " RENAME");
+    }
+
+    private static String database(String[] namespace) {
+        if (namespace.length != 1) {
+            throw new IllegalArgumentException(
+                    "A namespace of the lake-stream Spark catalog is a Paimon database, one name: "
+                            + String.join(".", namespace));
+        }
+        return namespace[0];
+    }
+
+    private static org.apache.paimon.catalog.Identifier paimonIdentifier(Identifier ident) {
+        return org.apache.paimon.catalog.Identifier.create(
+                database(ident.namespace()), ident.name());
+    }
+
+    private UnsupportedOperationException readOnly(String statement) {
+        return new UnsupportedOperationException(
+                String.format(
+                        "%s: the lake-stream Spark catalog '%s' reads tables; create, change and "
+                                + "write them through Paimon's or Flink's catalog.",
+                        statement, name));
+    }
+}

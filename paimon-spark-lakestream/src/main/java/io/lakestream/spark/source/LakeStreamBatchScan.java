@@ -1,0 +1,175 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.spark.source;
+
+import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.read.plan.BucketRead;
+import io.lakestream.read.plan.LogStop;
+import io.lakestream.read.plan.UnionReadPlanner;
+import io.lakestream.spark.reader.LakeStreamReaderFactory;
+import io.lakestream.spark.types.SparkRowConverter;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamStoreLoader;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
+import io.lakestream.table.LakeStreamEnablement;
+import io.lakestream.table.MainBranchOnly;
+import io.lakestream.table.StreamTableLookup;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.Split;
+
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.StructType;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The batch scan of a query: plans once (Spark asks for the partitions and the batch more than
+ * once, and each plan would see another store end), one input partition per partition-bucket. A
+ * table in lake-stream mode is planned with the core's {@link UnionReadPlanner}, as the Flink
+ * source and the embedded scan plan it: the snapshot's files and, per partition-bucket, the store's
+ * records past them up to the store's end now (read-uncommitted, while a writer holds the table's
+ * lease) or up to the snapshot's own offsets (read-committed). Another table is read as Paimon's
+ * batch scan plans it.
+ */
+public class LakeStreamBatchScan implements Scan, Batch {
+
+    private final Identifier identifier;
+    private final FileStoreTable table;
+    private final Map<String, String> options;
+    private final StructType readSchema;
+
+    @Nullable private InputPartition[] partitions;
+    @Nullable private StreamTable streamTable;
+    private Map<String, String> storeOptions;
+
+    LakeStreamBatchScan(
+            Identifier identifier,
+            FileStoreTable table,
+            Map<String, String> options,
+            StructType readSchema) {
+        this.identifier = identifier;
+        this.table = table;
+        this.options = options;
+        this.readSchema = readSchema;
+    }
+
+    @Override
+    public StructType readSchema() {
+        return readSchema;
+    }
+
+    @Override
+    public String description() {
+        return String.format(
+                "LakeStreamScan(%s, %s)",
+                identifier.getFullName(), readsUnion() ? "union with the store" : "Paimon only");
+    }
+
+    @Override
+    public Batch toBatch() {
+        return this;
+    }
+
+    @Override
+    public InputPartition[] planInputPartitions() {
+        if (partitions == null) {
+            List<BucketRead> reads = readsUnion() ? planUnion() : planLake();
+            partitions = new InputPartition[reads.size()];
+            for (int i = 0; i < partitions.length; i++) {
+                partitions[i] = new LakeStreamInputPartition(reads.get(i));
+            }
+        }
+        return partitions;
+    }
+
+    @Override
+    public PartitionReaderFactory createReaderFactory() {
+        planInputPartitions();
+        int[] projection = new int[readSchema.fields().length];
+        List<String> names = table.rowType().getFieldNames();
+        for (int i = 0; i < projection.length; i++) {
+            projection[i] = names.indexOf(readSchema.fields()[i].name());
+        }
+        return new LakeStreamReaderFactory(
+                table,
+                streamTable,
+                storeOptions,
+                new SparkRowConverter(table.rowType(), projection),
+                Options.fromMap(options).get(LakeStreamOptions.READ_MERGE_BUFFER_MAX_RECORDS));
+    }
+
+    /** Whether the query reads the store too: the table is in lake-stream mode, read so. */
+    private boolean readsUnion() {
+        return LakeStreamEnablement.isEnabled(table.options())
+                && !MainBranchOnly.isBranch(table)
+                && !Options.fromMap(options).get(LakeStreamOptions.READ_LAKE_ONLY);
+    }
+
+    private List<BucketRead> planUnion() {
+        storeOptions = LakeStreamOptions.forTable(table.options(), options);
+        StreamTableSpec spec = StreamTableSpec.of(identifier, table);
+        StreamStore store;
+        try {
+            store =
+                    StreamStoreLoader.create(
+                            storeOptions, LakeStreamBatchScan.class.getClassLoader());
+        } catch (RuntimeException e) {
+            // a malformed option, an unknown store
+            throw StreamTableLookup.cannotLookUp(spec, e);
+        }
+        try {
+            streamTable = StreamTableLookup.lookUp(store, spec);
+            LogStop logStop =
+                    LogStop.forIsolation(Options.fromMap(storeOptions), store, streamTable);
+            return new UnionReadPlanner(table, streamTable, null).plan(store, logStop).buckets();
+        } finally {
+            store.close();
+        }
+    }
+
+    /** Paimon's batch scan of the table, grouped per partition-bucket, without a store part. */
+    private List<BucketRead> planLake() {
+        storeOptions = new LinkedHashMap<>();
+        Map<PartitionBucket, List<DataSplit>> splits = new LinkedHashMap<>();
+        for (Split split : table.newReadBuilder().newScan().plan().splits()) {
+            DataSplit data = (DataSplit) split;
+            splits.computeIfAbsent(
+                            new PartitionBucket(data.partition(), data.bucket()),
+                            pb -> new ArrayList<>())
+                    .add(data);
+        }
+        List<BucketRead> reads = new ArrayList<>();
+        splits.forEach((pb, data) -> reads.add(new BucketRead(pb, data, 0L, 0L)));
+        return reads;
+    }
+}

@@ -1,0 +1,62 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.spark.source;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.table.FileStoreTable;
+
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.types.StructType;
+
+import java.util.Map;
+
+/**
+ * Builds the scan of a query: the columns it needs (Spark prunes the others). The union is merged
+ * on whole rows, since a primary-key table's merge engine may read any column; the pruning applies
+ * to the rows handed to Spark.
+ */
+public class LakeStreamScanBuilder implements SupportsPushDownRequiredColumns {
+
+    private final Identifier identifier;
+    private final FileStoreTable table;
+    private final Map<String, String> options;
+    private StructType readSchema;
+
+    LakeStreamScanBuilder(
+            Identifier identifier,
+            FileStoreTable table,
+            Map<String, String> options,
+            StructType schema) {
+        this.identifier = identifier;
+        this.table = table;
+        this.options = options;
+        this.readSchema = schema;
+    }
+
+    @Override
+    public void pruneColumns(StructType requiredSchema) {
+        this.readSchema = requiredSchema;
+    }
+
+    @Override
+    public Scan build() {
+        return new LakeStreamBatchScan(identifier, table, options, readSchema);
+    }
+}

@@ -1,0 +1,88 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.spark.source;
+
+import io.lakestream.spark.types.SparkTypes;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.table.FileStoreTable;
+
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A Paimon table as Spark reads it through the lake-stream catalog: in lake-stream mode its union
+ * with the stream store, otherwise Paimon's read.
+ */
+public class LakeStreamSparkTable implements SupportsRead {
+
+    private final Identifier identifier;
+    private final FileStoreTable table;
+    private final Map<String, String> catalogOptions;
+    private final StructType schema;
+
+    public LakeStreamSparkTable(
+            Identifier identifier, FileStoreTable table, Map<String, String> catalogOptions) {
+        this.identifier = identifier;
+        this.table = table;
+        this.catalogOptions = catalogOptions;
+        this.schema = SparkTypes.toSpark(identifier.getFullName(), table.rowType());
+    }
+
+    @Override
+    public String name() {
+        return identifier.getFullName();
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public StructType schema() {
+        return schema;
+    }
+
+    @Override
+    public Map<String, String> properties() {
+        return Collections.unmodifiableMap(table.options());
+    }
+
+    @Override
+    public Set<TableCapability> capabilities() {
+        return EnumSet.of(TableCapability.BATCH_READ);
+    }
+
+    /**
+     * A scan with the catalog's options and, over them, the read's ({@code
+     * spark.read.option("lake-stream.read.isolation", "read-committed")}).
+     */
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap readOptions) {
+        Map<String, String> options = new HashMap<>(catalogOptions);
+        options.putAll(readOptions.asCaseSensitiveMap());
+        return new LakeStreamScanBuilder(identifier, table, options, schema);
+    }
+}
