@@ -74,7 +74,7 @@ public final class LakeStreamScan {
         FileStoreTable paimon = table.paimonTable();
         Options options = Options.fromMap(table.options());
         StreamStore store = table.store();
-        LogStop logStop = LogStop.forIsolation(options, store, table.streamTable());
+        LogStop logStop = LogStop.forBoundedRead(paimon, options, store, table.streamTable());
         UnionReadPlanner.Plan plan =
                 new UnionReadPlanner(paimon, table.streamTable(), null).plan(store, logStop);
         return new Plan(plan.snapshotId(), plan.buckets());

@@ -183,6 +183,30 @@ class LakeStreamSparkReadITCase {
     }
 
     @Test
+    void timeTravelReadsASnapshotOrATagExactlyWithoutTheStore() throws Exception {
+        Identifier id = create("travelled", "id", null, new HashMap<>());
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, OPTIONS);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            long first = writer.commit();
+            writer.write(kind(RowKind.UPDATE_AFTER, row(1, "a2")));
+            writer.write(row(2, "b"));
+            long second = writer.commit();
+            catalog.getTable(id).createTag("before_b", first);
+            writer.write(row(3, "c"));
+
+            assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF " + first))
+                    .containsExactly("1:a");
+            assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF " + second))
+                    .containsExactlyInAnyOrder("1:a2", "2:b");
+            assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF 'before_b'"))
+                    .containsExactly("1:a");
+            assertThat(sparkRead("SELECT id, name FROM lake.db.travelled"))
+                    .containsExactlyInAnyOrder("1:a2", "2:b", "3:c");
+        }
+    }
+
+    @Test
     void aTableNotInLakeStreamModeReadsAsPaimonReadsIt() throws Exception {
         Identifier id = Identifier.create("db", "plain");
         catalog.createTable(

@@ -27,6 +27,7 @@ import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.options.Options;
+import org.apache.paimon.table.FileStoreTable;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -56,15 +57,20 @@ public interface LogStop {
     }
 
     /**
-     * The stop of a bounded read with {@code options}: {@link #snapshotOffsets()} for {@code
-     * 'lake-stream.read.isolation' = 'read-committed'}, else {@link #storeEnds} with the writer
-     * lease timeout of {@code options}.
+     * The stop of a bounded read of {@code table} with {@code options}: {@link #snapshotOffsets()}
+     * when the table's options travel in time (the read returns that snapshot's state exactly, as
+     * Paimon's does) or for {@code 'lake-stream.read.isolation' = 'read-committed'}, else {@link
+     * #storeEnds} with the writer lease timeout of {@code options}.
      */
-    static LogStop forIsolation(Options options, StreamStore store, StreamTable table) {
-        return options.get(LakeStreamOptions.READ_ISOLATION)
-                        == LakeStreamOptions.ReadIsolation.READ_COMMITTED
-                ? snapshotOffsets()
-                : storeEnds(store, table, options.get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT));
+    static LogStop forBoundedRead(
+            FileStoreTable table, Options options, StreamStore store, StreamTable streamTable) {
+        if (ReadStart.travelsInTime(table.options())
+                || options.get(LakeStreamOptions.READ_ISOLATION)
+                        == LakeStreamOptions.ReadIsolation.READ_COMMITTED) {
+            return snapshotOffsets();
+        }
+        return storeEnds(
+                store, streamTable, options.get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT));
     }
 
     /** Read-committed: up to the snapshot's own offsets, nothing beyond what it committed. */

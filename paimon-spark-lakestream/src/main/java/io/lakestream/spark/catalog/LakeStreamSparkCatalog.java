@@ -20,6 +20,7 @@ package io.lakestream.spark.catalog;
 
 import io.lakestream.spark.source.LakeStreamSparkTable;
 
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -148,6 +149,41 @@ public class LakeStreamSparkCatalog implements TableCatalog, SupportsNamespaces 
     @Override
     public org.apache.spark.sql.connector.catalog.Table loadTable(Identifier ident)
             throws NoSuchTableException {
+        return loadTable(ident, Collections.emptyMap());
+    }
+
+    /**
+     * {@code VERSION AS OF}: a snapshot id, or else a tag's name, as Paimon's Spark catalog reads
+     * it. The read returns that snapshot's state exactly, nothing of the store.
+     */
+    @Override
+    public org.apache.spark.sql.connector.catalog.Table loadTable(Identifier ident, String version)
+            throws NoSuchTableException {
+        boolean snapshotId = version.chars().allMatch(Character::isDigit) && !version.isEmpty();
+        return loadTable(
+                ident,
+                Collections.singletonMap(
+                        snapshotId
+                                ? CoreOptions.SCAN_SNAPSHOT_ID.key()
+                                : CoreOptions.SCAN_TAG_NAME.key(),
+                        version));
+    }
+
+    /**
+     * {@code TIMESTAMP AS OF}: the latest snapshot committed at or before the time (Spark gives
+     * microseconds), as Paimon reads {@code scan.timestamp-millis}.
+     */
+    @Override
+    public org.apache.spark.sql.connector.catalog.Table loadTable(Identifier ident, long timestamp)
+            throws NoSuchTableException {
+        return loadTable(
+                ident,
+                Collections.singletonMap(
+                        CoreOptions.SCAN_TIMESTAMP_MILLIS.key(), String.valueOf(timestamp / 1000)));
+    }
+
+    private org.apache.spark.sql.connector.catalog.Table loadTable(
+            Identifier ident, Map<String, String> timeTravel) throws NoSuchTableException {
         org.apache.paimon.catalog.Identifier identifier = paimonIdentifier(ident);
         Table table;
         try {
@@ -162,8 +198,12 @@ public class LakeStreamSparkCatalog implements TableCatalog, SupportsNamespaces 
                                     + "catalog reads data tables only.",
                             identifier.getFullName(), table.getClass().getSimpleName()));
         }
+        FileStoreTable fileStoreTable = (FileStoreTable) table;
+        if (!timeTravel.isEmpty()) {
+            fileStoreTable = fileStoreTable.copy(timeTravel);
+        }
         return new LakeStreamSparkTable(
-                identifier, (FileStoreTable) table, Collections.unmodifiableMap(options));
+                identifier, fileStoreTable, Collections.unmodifiableMap(options));
     }
 
     @Override

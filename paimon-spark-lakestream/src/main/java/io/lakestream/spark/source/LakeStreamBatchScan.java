@@ -150,7 +150,8 @@ public class LakeStreamBatchScan implements Scan, Batch {
         try {
             streamTable = StreamTableLookup.lookUp(store, spec);
             LogStop logStop =
-                    LogStop.forIsolation(Options.fromMap(storeOptions), store, streamTable);
+                    LogStop.forBoundedRead(
+                            table, Options.fromMap(storeOptions), store, streamTable);
             return new UnionReadPlanner(table, streamTable, null).plan(store, logStop).buckets();
         } finally {
             store.close();
