@@ -21,6 +21,7 @@ package io.lakestream.spark;
 import io.lakestream.embedded.LakeStreamTable;
 import io.lakestream.embedded.LakeStreamWriter;
 import io.lakestream.spark.catalog.LakeStreamSparkCatalog;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -32,6 +33,7 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
@@ -189,6 +191,13 @@ class LakeStreamSparkReadITCase {
                 LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
             writer.write(row(1, "a"));
             long first = writer.commit();
+            long firstMillis =
+                    ((FileStoreTable) catalog.getTable(id))
+                            .snapshotManager()
+                            .snapshot(first)
+                            .timeMillis();
+            // the next commit later than the first, so that a time picks the first alone
+            Await.until(() -> System.currentTimeMillis() > firstMillis, "a millisecond passes");
             writer.write(kind(RowKind.UPDATE_AFTER, row(1, "a2")));
             writer.write(row(2, "b"));
             long second = writer.commit();
@@ -200,6 +209,13 @@ class LakeStreamSparkReadITCase {
             assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF " + second))
                     .containsExactlyInAnyOrder("1:a2", "2:b");
             assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF 'before_b'"))
+                    .containsExactly("1:a");
+            assertThat(
+                            sparkRead(
+                                    "SELECT id, name FROM lake.db.travelled TIMESTAMP AS OF "
+                                            + "timestamp_millis("
+                                            + firstMillis
+                                            + ")"))
                     .containsExactly("1:a");
             assertThat(sparkRead("SELECT id, name FROM lake.db.travelled"))
                     .containsExactlyInAnyOrder("1:a2", "2:b", "3:c");
