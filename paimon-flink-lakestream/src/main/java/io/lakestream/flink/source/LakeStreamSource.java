@@ -28,6 +28,7 @@ import io.lakestream.flink.source.enumerator.PlannedRowCount;
 import io.lakestream.flink.source.reader.LakeStreamSourceReader;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
+import io.lakestream.read.plan.ReadFilter;
 import io.lakestream.read.plan.ReadStart;
 import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamStoreLoader;

@@ -35,8 +35,10 @@ import io.lakestream.table.StreamTableLookup;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.options.Options;
+import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
 
 import org.apache.spark.sql.connector.read.Batch;
@@ -68,6 +70,9 @@ public class LakeStreamBatchScan implements Scan, Batch {
     private final Map<String, String> options;
     private final StructType readSchema;
 
+    /** What Paimon's scan and the store's partitions may be pruned by; null for nothing. */
+    @Nullable private final Predicate pruning;
+
     @Nullable private InputPartition[] partitions;
     @Nullable private StreamTable streamTable;
     private Map<String, String> storeOptions;
@@ -76,11 +81,13 @@ public class LakeStreamBatchScan implements Scan, Batch {
             Identifier identifier,
             FileStoreTable table,
             Map<String, String> options,
-            StructType readSchema) {
+            StructType readSchema,
+            @Nullable Predicate pruning) {
         this.identifier = identifier;
         this.table = table;
         this.options = options;
         this.readSchema = readSchema;
+        this.pruning = pruning;
     }
 
     @Override
@@ -91,8 +98,10 @@ public class LakeStreamBatchScan implements Scan, Batch {
     @Override
     public String description() {
         return String.format(
-                "LakeStreamScan(%s, %s)",
-                identifier.getFullName(), readsUnion() ? "union with the store" : "Paimon only");
+                "LakeStreamScan(%s, %s, pruned by %s)",
+                identifier.getFullName(),
+                readsUnion() ? "union with the store" : "Paimon only",
+                pruning == null ? "nothing" : pruning);
     }
 
     @Override
@@ -152,7 +161,7 @@ public class LakeStreamBatchScan implements Scan, Batch {
             LogStop logStop =
                     LogStop.forBoundedRead(
                             table, Options.fromMap(storeOptions), store, streamTable);
-            return new UnionReadPlanner(table, streamTable, null).plan(store, logStop).buckets();
+            return new UnionReadPlanner(table, streamTable, pruning).plan(store, logStop).buckets();
         } finally {
             store.close();
         }
@@ -162,7 +171,11 @@ public class LakeStreamBatchScan implements Scan, Batch {
     private List<BucketRead> planLake() {
         storeOptions = new LinkedHashMap<>();
         Map<PartitionBucket, List<DataSplit>> splits = new LinkedHashMap<>();
-        for (Split split : table.newReadBuilder().newScan().plan().splits()) {
+        ReadBuilder readBuilder = table.newReadBuilder();
+        if (pruning != null) {
+            readBuilder.withFilter(pruning);
+        }
+        for (Split split : readBuilder.newScan().plan().splits()) {
             DataSplit data = (DataSplit) split;
             splits.computeIfAbsent(
                             new PartitionBucket(data.partition(), data.bucket()),

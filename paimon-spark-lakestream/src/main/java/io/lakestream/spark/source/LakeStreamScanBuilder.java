@@ -18,26 +18,39 @@
 
 package io.lakestream.spark.source;
 
+import io.lakestream.read.plan.ReadFilter;
+
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.predicate.Predicate;
+import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
- * Builds the scan of a query: the columns it needs (Spark prunes the others). The union is merged
- * on whole rows, since a primary-key table's merge engine may read any column; the pruning applies
- * to the rows handed to Spark.
+ * Builds the scan of a query: the columns it needs (Spark prunes the others) and the filters that
+ * prune partitions, buckets and files. The union is merged on whole rows, since a primary-key
+ * table's merge engine may read any column; the pruning applies to the rows handed to Spark.
  */
-public class LakeStreamScanBuilder implements SupportsPushDownRequiredColumns {
+public class LakeStreamScanBuilder
+        implements SupportsPushDownRequiredColumns, SupportsPushDownFilters {
 
     private final Identifier identifier;
     private final FileStoreTable table;
     private final Map<String, String> options;
     private StructType readSchema;
+    private Filter[] pushed = new Filter[0];
+    @Nullable private Predicate predicate;
 
     LakeStreamScanBuilder(
             Identifier identifier,
@@ -55,8 +68,40 @@ public class LakeStreamScanBuilder implements SupportsPushDownRequiredColumns {
         this.readSchema = requiredSchema;
     }
 
+    /**
+     * Converts what it can into a Paimon predicate that prunes partitions, buckets and files, and
+     * returns every filter: Spark tests them all on the rows read, because a primary-key table's
+     * value filters may only hold after the merge with the store (see {@link ReadFilter}).
+     */
+    @Override
+    public Filter[] pushFilters(Filter[] filters) {
+        SparkFilterConverter converter = new SparkFilterConverter(table.rowType());
+        List<Filter> converted = new ArrayList<>();
+        List<Predicate> predicates = new ArrayList<>();
+        for (Filter filter : filters) {
+            Predicate p = converter.convert(filter);
+            if (p != null) {
+                converted.add(filter);
+                predicates.add(p);
+            }
+        }
+        pushed = converted.toArray(new Filter[0]);
+        predicate = predicates.isEmpty() ? null : PredicateBuilder.and(predicates);
+        return filters;
+    }
+
+    @Override
+    public Filter[] pushedFilters() {
+        return pushed;
+    }
+
     @Override
     public Scan build() {
-        return new LakeStreamBatchScan(identifier, table, options, readSchema);
+        return new LakeStreamBatchScan(
+                identifier,
+                table,
+                options,
+                readSchema,
+                ReadFilter.of(table, predicate).beforeMerge());
     }
 }

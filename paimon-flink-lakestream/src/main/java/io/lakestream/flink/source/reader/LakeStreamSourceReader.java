@@ -18,10 +18,10 @@
 
 package io.lakestream.flink.source.reader;
 
-import io.lakestream.flink.source.ReadFilter;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitState;
+import io.lakestream.read.plan.ReadFilter;
 import io.lakestream.store.StreamTable;
 
 import org.apache.paimon.predicate.Predicate;

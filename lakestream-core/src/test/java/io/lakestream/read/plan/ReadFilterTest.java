@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source;
+package io.lakestream.read.plan;
 
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;

@@ -16,7 +16,7 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source;
+package io.lakestream.read.plan;
 
 import org.apache.paimon.predicate.CompoundPredicate;
 import org.apache.paimon.predicate.LeafPredicate;
@@ -24,8 +24,6 @@ import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.RowType;
-
-import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
@@ -51,7 +49,6 @@ import java.util.Set;
  *
  * <p>An append table has no merge: its whole filter is the part before the merge.
  */
-@Internal
 public final class ReadFilter implements Serializable {
 
     private static final long serialVersionUID = 1L;
