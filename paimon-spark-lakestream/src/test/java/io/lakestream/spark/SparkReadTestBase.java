@@ -1,0 +1,372 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.spark;
+
+import io.lakestream.embedded.LakeStreamTable;
+import io.lakestream.embedded.LakeStreamWriter;
+import io.lakestream.spark.catalog.LakeStreamSparkCatalog;
+import io.lakestream.testutils.Await;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowKind;
+
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Spark reads lake-stream tables through {@link LakeStreamSparkCatalog} in {@code local[2]},
+ * written with the embedded API (the Flink sink's protocol code) on the store a subclass names:
+ * with an uncommitted tail the Spark read equals the embedded union read; once everything is
+ * committed it equals Paimon's own read; a table not in lake-stream mode reads as Paimon reads it.
+ * One Spark session per class, with the catalog {@code lake}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class SparkReadTestBase {
+
+    @TempDir static java.nio.file.Path warehouse;
+
+    private SparkSession spark;
+    private Catalog catalog;
+    private final Map<String, String> lakeOptions = new HashMap<>();
+
+    /** The store's options: {@code lake-stream.store} and its connection. */
+    abstract Map<String, String> storeOptions();
+
+    @BeforeAll
+    void start() throws Exception {
+        lakeOptions.putAll(storeOptions());
+        // a unique prefix: stream tables of earlier classes and runs are another warehouse's
+        lakeOptions.put("lake-stream.store.database-prefix", "spark" + UUID.randomUUID() + "_");
+        catalog =
+                CatalogFactory.createCatalog(
+                        CatalogContext.create(new Path(warehouse.toUri().toString())));
+        catalog.createDatabase("db", true);
+        SparkSession.Builder builder =
+                SparkSession.builder()
+                        .master("local[2]")
+                        .appName("lake-stream-spark-read")
+                        .config("spark.driver.host", "127.0.0.1")
+                        .config("spark.driver.bindAddress", "127.0.0.1")
+                        .config("spark.ui.enabled", "false")
+                        .config("spark.sql.shuffle.partitions", "2")
+                        .config("spark.sql.catalog.lake", LakeStreamSparkCatalog.class.getName())
+                        .config("spark.sql.catalog.lake.warehouse", warehouse.toUri().toString());
+        lakeOptions.forEach((key, value) -> builder.config("spark.sql.catalog.lake." + key, value));
+        spark = builder.getOrCreate();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (spark != null) {
+            spark.stop();
+        }
+        catalog.close();
+    }
+
+    @Test
+    void anAppendTableIsReadWithItsUncommittedTailAndAsPaimonReadsItAfterTheCommit()
+            throws Exception {
+        Identifier id = create("events", null, null, new HashMap<>());
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.write(row(2, "b"));
+            writer.commit();
+            writer.write(row(3, "c"));
+            assertThat(sparkRead("SELECT id, name FROM lake.db.events"))
+                    .containsExactlyInAnyOrder("1:a", "2:b", "3:c")
+                    .containsExactlyInAnyOrderElementsOf(strings(table.newScan().read()));
+            assertThat(paimonRead(id)).containsExactlyInAnyOrder("1:a", "2:b");
+
+            writer.commit();
+            assertThat(sparkRead("SELECT id, name FROM lake.db.events"))
+                    .containsExactlyInAnyOrderElementsOf(paimonRead(id));
+        }
+    }
+
+    @Test
+    void aPrimaryKeyTableMergesTheTailsUpdatesAndDeletesAsPaimonDoes() throws Exception {
+        Identifier id = create("orders", "id", null, new HashMap<>());
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.write(row(2, "b"));
+            writer.write(row(3, "c"));
+            writer.commit();
+            writer.write(kind(RowKind.UPDATE_BEFORE, row(1, "a")));
+            writer.write(kind(RowKind.UPDATE_AFTER, row(1, "a2")));
+            writer.write(kind(RowKind.DELETE, row(2, "b")));
+            writer.write(row(4, "d"));
+
+            List<String> union = sparkRead("SELECT id, name FROM lake.db.orders");
+            assertThat(union)
+                    .containsExactlyInAnyOrder("1:a2", "3:c", "4:d")
+                    .containsExactlyInAnyOrderElementsOf(strings(table.newScan().read()));
+            // a projection and a filter, which Spark applies to the merged rows
+            assertThat(sparkRead("SELECT id, name FROM lake.db.orders WHERE id > 2"))
+                    .containsExactlyInAnyOrder("3:c", "4:d");
+            assertThat(
+                            spark.sql("SELECT name FROM lake.db.orders WHERE id = 1")
+                                    .collectAsList()
+                                    .get(0)
+                                    .getString(0))
+                    .isEqualTo("a2");
+            // read-committed: the snapshot alone
+            assertThat(
+                            rows(
+                                    spark.read()
+                                            .option("lake-stream.read.isolation", "read-committed")
+                                            .table("lake.db.orders")
+                                            .collectAsList()))
+                    .containsExactlyInAnyOrder("1:a", "2:b", "3:c");
+
+            writer.commit();
+            assertThat(paimonRead(id)).containsExactlyInAnyOrderElementsOf(union);
+        }
+    }
+
+    @Test
+    void aPartitionedPartialUpdateTableMergesColumnsAsPaimonDoes() throws Exception {
+        Map<String, String> tableOptions = new HashMap<>();
+        tableOptions.put("merge-engine", "partial-update");
+        Identifier id = create("profiles", "id,dt", "dt", tableOptions);
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(GenericRow.of(1, BinaryString.fromString("a"), day("d1")));
+            writer.commit();
+            writer.write(GenericRow.of(1, null, day("d1")));
+            writer.write(GenericRow.of(2, null, day("d2")));
+            writer.write(GenericRow.of(2, BinaryString.fromString("b"), day("d2")));
+
+            List<String> union = sparkRead("SELECT id, name FROM lake.db.profiles");
+            assertThat(union)
+                    .containsExactlyInAnyOrder("1:a", "2:b")
+                    .containsExactlyInAnyOrderElementsOf(strings(table.newScan().read()));
+            // a filter on a value column holds only for the merged row: never tested before it
+            assertThat(sparkRead("SELECT id, name FROM lake.db.profiles WHERE name = 'b'"))
+                    .containsExactly("2:b");
+            writer.commit();
+            assertThat(paimonRead(id)).containsExactlyInAnyOrderElementsOf(union);
+        }
+    }
+
+    @Test
+    void aPartitionFilterPrunesThePartitionBucketsItExcludes() throws Exception {
+        Identifier id = create("daily", null, "dt", new HashMap<>());
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            for (int i = 1; i <= 8; i++) {
+                writer.write(GenericRow.of(i, BinaryString.fromString("n" + i), day("d1")));
+                writer.write(GenericRow.of(i, BinaryString.fromString("m" + i), day("d2")));
+            }
+            writer.commit();
+            writer.write(GenericRow.of(9, BinaryString.fromString("n9"), day("d1")));
+            writer.write(GenericRow.of(9, BinaryString.fromString("m9"), day("d2")));
+
+            String all = "SELECT id, name FROM lake.db.daily";
+            String d1 = all + " WHERE dt = 'd1'";
+            assertThat(sparkRead(d1))
+                    .hasSize(9)
+                    .allSatisfy(row -> assertThat(row).contains(":n"))
+                    .contains("9:n9");
+            // two partitions of two buckets each; the filter leaves one partition's buckets
+            assertThat(spark.sql(all).rdd().getNumPartitions()).isEqualTo(4);
+            assertThat(spark.sql(d1).rdd().getNumPartitions()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void timeTravelReadsASnapshotOrATagExactlyWithoutTheStore() throws Exception {
+        Identifier id = create("travelled", "id", null, new HashMap<>());
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            long first = writer.commit();
+            long firstMillis =
+                    ((FileStoreTable) catalog.getTable(id))
+                            .snapshotManager()
+                            .snapshot(first)
+                            .timeMillis();
+            // the next commit later than the first, so that a time picks the first alone
+            Await.until(() -> System.currentTimeMillis() > firstMillis, "a millisecond passes");
+            writer.write(kind(RowKind.UPDATE_AFTER, row(1, "a2")));
+            writer.write(row(2, "b"));
+            long second = writer.commit();
+            catalog.getTable(id).createTag("before_b", first);
+            writer.write(row(3, "c"));
+
+            assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF " + first))
+                    .containsExactly("1:a");
+            assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF " + second))
+                    .containsExactlyInAnyOrder("1:a2", "2:b");
+            assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF 'before_b'"))
+                    .containsExactly("1:a");
+            assertThat(
+                            sparkRead(
+                                    "SELECT id, name FROM lake.db.travelled TIMESTAMP AS OF "
+                                            + "timestamp_millis("
+                                            + firstMillis
+                                            + ")"))
+                    .containsExactly("1:a");
+            assertThat(sparkRead("SELECT id, name FROM lake.db.travelled"))
+                    .containsExactlyInAnyOrder("1:a2", "2:b", "3:c");
+        }
+    }
+
+    @Test
+    void aTableNotInLakeStreamModeReadsAsPaimonReadsIt() throws Exception {
+        Identifier id = Identifier.create("db", "plain");
+        catalog.createTable(
+                id,
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT().notNull())
+                        .column("name", DataTypes.STRING())
+                        .primaryKey("id")
+                        .option("bucket", "2")
+                        .build(),
+                false);
+        org.apache.paimon.table.sink.BatchWriteBuilder write =
+                catalog.getTable(id).newBatchWriteBuilder();
+        try (org.apache.paimon.table.sink.BatchTableWrite w = write.newWrite();
+                org.apache.paimon.table.sink.BatchTableCommit c = write.newCommit()) {
+            w.write(row(1, "x"));
+            w.write(row(2, "y"));
+            c.commit(w.prepareCommit());
+        }
+        assertThat(sparkRead("SELECT id, name FROM lake.db.plain"))
+                .containsExactlyInAnyOrder("1:x", "2:y")
+                .containsExactlyInAnyOrderElementsOf(paimonRead(id));
+    }
+
+    @Test
+    void theCatalogListsTheWarehouseAndRefusesToChangeIt() throws Exception {
+        create("listed", null, null, new HashMap<>());
+        assertThat(rows(spark.sql("SHOW NAMESPACES IN lake").collectAsList())).contains("db");
+        List<String> tables = new ArrayList<>();
+        for (Row row : spark.sql("SHOW TABLES IN lake.db").collectAsList()) {
+            tables.add(row.getString(1));
+        }
+        assertThat(tables).contains("listed");
+        assertThat(rows(spark.sql("DESCRIBE TABLE lake.db.listed").collectAsList()))
+                .anySatisfy(line -> assertThat(line).startsWith("id:int"));
+        assertThatThrownBy(() -> spark.sql("CREATE TABLE lake.db.created (id INT)"))
+                .hasMessageContaining("lake-stream Spark catalog 'lake' reads tables");
+    }
+
+    private Identifier create(
+            String name, String primaryKey, String partitionKey, Map<String, String> options)
+            throws Exception {
+        Identifier id = Identifier.create("db", name);
+        Schema.Builder schema =
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT().notNull())
+                        .column("name", DataTypes.STRING())
+                        .option("bucket", "2")
+                        .options(options);
+        if (partitionKey != null) {
+            schema.column(partitionKey, DataTypes.STRING().notNull());
+            schema.partitionKeys(partitionKey);
+        }
+        if (primaryKey != null) {
+            schema.primaryKey(primaryKey.split(","));
+        } else {
+            schema.option("bucket-key", "id");
+        }
+        catalog.createTable(id, schema.build(), false);
+        LakeStreamTable.enable(catalog, id, lakeOptions);
+        return id;
+    }
+
+    private List<String> sparkRead(String query) {
+        return rows(spark.sql(query).collectAsList());
+    }
+
+    /** {@code id:name} of rows whose first two columns are an id and a name, else the first. */
+    private static List<String> rows(List<Row> rows) {
+        List<String> strings = new ArrayList<>();
+        for (Row row : rows) {
+            strings.add(
+                    row.length() == 1
+                            ? String.valueOf(row.get(0))
+                            : row.get(0) + ":" + (row.isNullAt(1) ? "null" : row.get(1)));
+        }
+        return strings;
+    }
+
+    private List<String> paimonRead(Identifier id) throws Exception {
+        Table table = catalog.getTable(id);
+        ReadBuilder readBuilder = table.newReadBuilder();
+        List<String> rows = new ArrayList<>();
+        try (RecordReader<InternalRow> reader =
+                readBuilder.newRead().createReader(readBuilder.newScan().plan())) {
+            reader.forEachRemaining(row -> rows.add(string(row)));
+        }
+        return rows;
+    }
+
+    private static List<String> strings(List<InternalRow> rows) {
+        List<String> strings = new ArrayList<>();
+        rows.forEach(row -> strings.add(string(row)));
+        return strings;
+    }
+
+    private static String string(InternalRow row) {
+        return row.getInt(0) + ":" + (row.isNullAt(1) ? "null" : row.getString(1).toString());
+    }
+
+    private static GenericRow row(int id, String name) {
+        return GenericRow.of(id, BinaryString.fromString(name));
+    }
+
+    private static BinaryString day(String day) {
+        return BinaryString.fromString(day);
+    }
+
+    private static GenericRow kind(RowKind kind, GenericRow row) {
+        row.setRowKind(kind);
+        return row;
+    }
+}
