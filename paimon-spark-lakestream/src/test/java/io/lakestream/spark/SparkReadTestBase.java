@@ -294,6 +294,9 @@ abstract class SparkReadTestBase {
                 .anySatisfy(line -> assertThat(line).startsWith("id:int"));
         assertThatThrownBy(() -> spark.sql("CREATE TABLE lake.db.created (id INT)"))
                 .hasMessageContaining("lake-stream Spark catalog 'lake' reads tables");
+        assertThatThrownBy(() -> spark.sql("INSERT INTO lake.db.listed VALUES (1, 'a')"))
+                .hasMessageContaining("Cannot write table db.listed from Spark")
+                .hasMessageContaining("Write it with Flink");
     }
 
     private Identifier create(

@@ -24,8 +24,11 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -39,7 +42,7 @@ import java.util.Set;
  * A Paimon table as Spark reads it through the lake-stream catalog: in lake-stream mode its union
  * with the stream store, otherwise Paimon's read.
  */
-public class LakeStreamSparkTable implements SupportsRead {
+public class LakeStreamSparkTable implements SupportsRead, SupportsWrite {
 
     private final Identifier identifier;
     private final FileStoreTable table;
@@ -72,7 +75,25 @@ public class LakeStreamSparkTable implements SupportsRead {
 
     @Override
     public Set<TableCapability> capabilities() {
-        return EnumSet.of(TableCapability.BATCH_READ);
+        // BATCH_WRITE only so that Spark asks for a writer, which says why there is none
+        return EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE);
+    }
+
+    /**
+     * Refused, naming the table and the way to write it: a Spark write would commit to Paimon
+     * without writing the stream store, and the catalog's tables are written through Flink.
+     */
+    @Override
+    public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+        throw new UnsupportedOperationException(
+                String.format(
+                        "Cannot write table %s from Spark: the lake-stream Spark catalog reads "
+                                + "tables. Write it with Flink (the 'paimon-lakestream' catalog, "
+                                + "or LakeStreamSink) or the embedded API, which write Paimon and "
+                                + "the stream store together; a commit through Paimon's own Spark "
+                                + "catalog is followed by lake-stream readers as another writer's "
+                                + "commit.",
+                        identifier.getFullName()));
     }
 
     /**
