@@ -49,8 +49,9 @@ import java.util.Map;
  * Writes rows into a lake-stream table and its stream store at once, and commits them to Paimon
  * with the store's offsets in the snapshot: PIP-46's {@code Write} and {@code SealForCommit}
  * followed by Paimon's commit. Each row is readable by a {@link LakeStreamScan} as soon as {@link
- * #write} returns (with the {@code memory} store; with a store of its own cluster, once the store
- * has it, within milliseconds), long before {@link #commit} makes it part of a snapshot.
+ * #write} returns with the {@code memory} store; with a store of its own cluster, once the store
+ * client's batch went out (within milliseconds) or at once after {@link #flush}; both long before
+ * {@link #commit} makes it part of a snapshot.
  *
  * <p>It runs the Flink sink's protocol ({@code docs/consistency.md}): it takes the table's writer
  * lease before anything else and renews it while open; on start it fences what an earlier writer
@@ -152,6 +153,18 @@ public final class LakeStreamWriter implements AutoCloseable {
                 record.bucket(),
                 RowKindGenerator.getRowKind(rowKindGenerator, record.row()),
                 record.row());
+    }
+
+    /**
+     * Sends every row written so far to the store and waits until the store holds it: a read that
+     * starts after this returns, in this process or any other, sees them. It neither seals nor
+     * commits; use it where a reader must see a row at once (read-your-writes), not after each row.
+     *
+     * @throws io.lakestream.store.StreamStoreException when the store did not take a row within
+     *     {@code lake-stream.store.write-timeout}
+     */
+    public void flush() {
+        segments.flush();
     }
 
     /**

@@ -67,6 +67,12 @@ public final class StreamSegmentWriter implements AutoCloseable {
     private final StreamWriter writer;
     private final SealedSegmentTracker tracker;
 
+    /**
+     * End offsets that a {@link #flush} between two seals reported: the store's writer reports a
+     * partition-bucket once per flush, and the next seal must still see it.
+     */
+    private final Map<PartitionBucket, Long> flushedSinceSeal = new HashMap<>();
+
     private StreamSegmentWriter(
             StreamStore store,
             StreamTable streamTable,
@@ -235,6 +241,16 @@ public final class StreamSegmentWriter implements AutoCloseable {
     }
 
     /**
+     * Flushes the store without sealing: every row written so far is then readable by readers of
+     * any process. The segment stays open; the next {@link #seal} covers these rows as well.
+     *
+     * @throws io.lakestream.store.StreamStoreException when a record could not be written
+     */
+    public void flush() {
+        flushedSinceSeal.putAll(writer.flush());
+    }
+
+    /**
      * Flushes the store and returns the segment written since the previous seal (partition-buckets
      * written since, with where their segment starts and ends), or null when nothing was written.
      *
@@ -245,7 +261,9 @@ public final class StreamSegmentWriter implements AutoCloseable {
      *     writes the table
      */
     public Sealed seal(int subtask, Runnable beforeCheck) {
-        Map<PartitionBucket, Long> sealed = writer.flush();
+        flush();
+        Map<PartitionBucket, Long> sealed = new HashMap<>(flushedSinceSeal);
+        flushedSinceSeal.clear();
         beforeCheck.run();
         long records = tracker.checkSealed(sealed);
         Map<PartitionBucket, Long> starts = tracker.takeSegmentStarts(sealed);

@@ -18,6 +18,8 @@
 
 package io.lakestream.embedded;
 
+import io.lakestream.offsets.SnapshotOffsets;
+import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.protocol.WriterConflictException;
 import io.lakestream.table.LakeStreamRefusedException;
 
@@ -32,6 +34,7 @@ import org.apache.paimon.fs.Path;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
+import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
@@ -98,6 +101,33 @@ class LakeStreamEmbeddedITCase {
                     .containsExactlyInAnyOrder("1:a", "2:b", "3:c");
 
             writer.commit();
+            assertThat(strings(table.newScan().read()))
+                    .containsExactlyInAnyOrderElementsOf(paimonRead(id));
+        }
+    }
+
+    @Test
+    void aFlushBetweenWritesKeepsTheSegmentWholeForTheCommit() throws Exception {
+        Identifier id = create("flushed", null, "2");
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, options);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            for (int i = 1; i <= 4; i++) {
+                writer.write(row(i, "r" + i));
+            }
+            writer.flush();
+            // only one of the two buckets written after the flush: the commit still seals both
+            writer.write(row(5, "r5"));
+            writer.flush();
+            writer.write(row(6, "r6"));
+            long snapshot = writer.commit();
+
+            FileStoreTable fileStoreTable = (FileStoreTable) catalog.getTable(id);
+            StreamOffsets offsets = SnapshotOffsets.ofSnapshot(fileStoreTable, snapshot).get();
+            assertThat(offsets.asMap().values().stream().mapToLong(Long::longValue).sum())
+                    .isEqualTo(6L);
+            assertThat(offsets.asMap()).isEqualTo(writer.endOffsets());
+            assertThat(paimonRead(id)).hasSize(6);
+            // nothing of the tail is left for the store's side of the read
             assertThat(strings(table.newScan().read()))
                     .containsExactlyInAnyOrderElementsOf(paimonRead(id));
         }

@@ -116,6 +116,7 @@ abstract class SparkReadTestBase {
             writer.write(row(2, "b"));
             writer.commit();
             writer.write(row(3, "c"));
+            writer.flush(); // readable by Spark's tasks at once, not after the batch timeout
             assertThat(sparkRead("SELECT id, name FROM lake.db.events"))
                     .containsExactlyInAnyOrder("1:a", "2:b", "3:c")
                     .containsExactlyInAnyOrderElementsOf(strings(table.newScan().read()));
@@ -141,6 +142,7 @@ abstract class SparkReadTestBase {
             writer.write(kind(RowKind.DELETE, row(2, "b")));
             writer.write(row(4, "d"));
 
+            writer.flush(); // readable by Spark's tasks at once, not after the batch timeout
             List<String> union = sparkRead("SELECT id, name FROM lake.db.orders");
             assertThat(union)
                     .containsExactlyInAnyOrder("1:a2", "3:c", "4:d")
@@ -181,6 +183,7 @@ abstract class SparkReadTestBase {
             writer.write(GenericRow.of(2, null, day("d2")));
             writer.write(GenericRow.of(2, BinaryString.fromString("b"), day("d2")));
 
+            writer.flush(); // readable by Spark's tasks at once, not after the batch timeout
             List<String> union = sparkRead("SELECT id, name FROM lake.db.profiles");
             assertThat(union)
                     .containsExactlyInAnyOrder("1:a", "2:b")
@@ -205,6 +208,7 @@ abstract class SparkReadTestBase {
             writer.commit();
             writer.write(GenericRow.of(9, BinaryString.fromString("n9"), day("d1")));
             writer.write(GenericRow.of(9, BinaryString.fromString("m9"), day("d2")));
+            writer.flush(); // readable by Spark's tasks at once, not after the batch timeout
 
             String all = "SELECT id, name FROM lake.db.daily";
             String d1 = all + " WHERE dt = 'd1'";
@@ -237,6 +241,7 @@ abstract class SparkReadTestBase {
             long second = writer.commit();
             catalog.getTable(id).createTag("before_b", first);
             writer.write(row(3, "c"));
+            writer.flush(); // readable by Spark's tasks at once, not after the batch timeout
 
             assertThat(sparkRead("SELECT id, name FROM lake.db.travelled VERSION AS OF " + first))
                     .containsExactly("1:a");
