@@ -177,6 +177,20 @@ public final class LakeStreamOptions {
                             "Reads the Paimon snapshot alone, without the stream store: a bounded "
                                     + "read of exactly what Paimon has committed.");
 
+    public static final ConfigOption<Long> READ_MAX_RECORDS_PER_TRIGGER =
+            ConfigOptions.key("lake-stream.read.max-records-per-trigger")
+                    .longType()
+                    .noDefaultValue()
+                    .withFallbackKeys("maxRecordsPerTrigger")
+                    .withDescription(
+                            "Spark Structured Streaming read option: about how many stream-store "
+                                    + "records one micro-batch reads (each partition-bucket with "
+                                    + "records gets an equal share, at least one; fenced records "
+                                    + "count). The start snapshot's rows and the changes of "
+                                    + "another writer's snapshot are read whole, in one "
+                                    + "micro-batch each. Also given as 'maxRecordsPerTrigger'. "
+                                    + "Unset: every record available.");
+
     public static final ConfigOption<Duration> READ_PARTITION_DISCOVERY_INTERVAL =
             ConfigOptions.key("lake-stream.read.partition-discovery-interval")
                     .durationType()

@@ -21,7 +21,6 @@ package io.lakestream.embedded;
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreException;
-import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.LakeStreamEnablement;
@@ -110,20 +109,9 @@ public final class LakeStreamTable implements AutoCloseable {
                 "");
         Map<String, String> merged = LakeStreamOptions.forTable(table.options(), options);
         StreamTableSpec spec = StreamTableSpec.of(identifier, table);
-        StreamStore store;
-        try {
-            store = StreamStoreLoader.create(merged, LakeStreamTable.class.getClassLoader());
-        } catch (RuntimeException e) {
-            // a malformed option, an unknown store
-            throw StreamTableLookup.cannotLookUp(spec, e);
-        }
-        try {
-            StreamTable streamTable = StreamTableLookup.lookUp(store, spec);
-            return new LakeStreamTable(table, merged, store, streamTable);
-        } catch (RuntimeException e) {
-            store.close();
-            throw e;
-        }
+        StreamTableLookup.Connected connected =
+                StreamTableLookup.open(spec, merged, LakeStreamTable.class.getClassLoader());
+        return new LakeStreamTable(table, merged, connected.store(), connected.table());
     }
 
     /**

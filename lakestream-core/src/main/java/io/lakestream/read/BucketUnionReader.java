@@ -76,6 +76,20 @@ public final class BucketUnionReader {
         return new AppendedRows(lake, store);
     }
 
+    /**
+     * The changes of {@code bucket} as an unbounded read returns them, unmerged: the rows of its
+     * lake splits with the row kinds Paimon's read gives them (a snapshot's rows, or another
+     * writer's changes), then the store's records with theirs, fenced ones skipped. Applied in
+     * order, by key for a primary-key table, they give what the merged read returns for the
+     * deduplicate engine; no delete is lost to a merge.
+     */
+    public CloseableIterator<InternalRow> changes(BucketRead bucket) {
+        long start = bucket.logStartOffset();
+        long stop = Math.max(start, bucket.logStopOffset());
+        LakeRows lake = new LakeRows(lakeRead, bucket.lakeSplits());
+        return new AppendedRows(lake, storeRead.records(bucket.partitionBucket(), start, stop));
+    }
+
     /** The rows of a partition-bucket's data splits, one file reader open at a time. */
     private static final class LakeRows implements CloseableIterator<InternalRow> {
         private final TableRead read;

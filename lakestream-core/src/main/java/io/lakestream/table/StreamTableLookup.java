@@ -21,8 +21,11 @@ package io.lakestream.table;
 import io.lakestream.StatementErrors;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreException;
+import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
+
+import java.util.Map;
 
 /** Finds the stream table of an enabled Paimon table in a store. */
 public final class StreamTableLookup {
@@ -44,6 +47,54 @@ public final class StreamTableLookup {
             return store.isProcessLocal() ? store.provision(spec) : store.get(spec);
         } catch (RuntimeException e) {
             throw cannotLookUp(spec, e);
+        }
+    }
+
+    /**
+     * Opens the store that {@code storeOptions} name and looks up the stream table of {@code spec}
+     * in it (see {@link #lookUp}): what every engine does before it plans, reads or writes.
+     *
+     * @throws StreamStoreException naming the table, as the root of its chain, when the store
+     *     cannot be opened (a malformed option, an unknown store) or reached, or has no such stream
+     *     table; the store is closed then
+     */
+    public static Connected open(
+            StreamTableSpec spec, Map<String, String> storeOptions, ClassLoader classLoader) {
+        StreamStore store;
+        try {
+            store = StreamStoreLoader.create(storeOptions, classLoader);
+        } catch (RuntimeException e) {
+            throw cannotLookUp(spec, e);
+        }
+        try {
+            return new Connected(store, lookUp(store, spec));
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** An open store and the stream table found in it; closing it closes the store. */
+    public static final class Connected implements AutoCloseable {
+        private final StreamStore store;
+        private final StreamTable table;
+
+        private Connected(StreamStore store, StreamTable table) {
+            this.store = store;
+            this.table = table;
+        }
+
+        public StreamStore store() {
+            return store;
+        }
+
+        public StreamTable table() {
+            return table;
+        }
+
+        @Override
+        public void close() {
+            store.close();
         }
     }
 

@@ -22,7 +22,6 @@ import io.lakestream.LakeStreamOptions;
 import io.lakestream.StatementErrors;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreException;
-import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.LakeStreamEnablement;
@@ -129,17 +128,10 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
      */
     public static StreamTable lookUpStreamTable(
             StreamTableSpec spec, Map<String, String> storeOptions) {
-        StreamStore created;
-        try {
-            created =
-                    StreamStoreLoader.create(
-                            storeOptions, LakeStreamTableBuilder.class.getClassLoader());
-        } catch (RuntimeException e) {
-            // a malformed option, an unknown store
-            throw StreamTableLookup.cannotLookUp(spec, e);
-        }
-        try (StreamStore store = created) {
-            return StreamTableLookup.lookUp(store, spec);
+        try (StreamTableLookup.Connected connected =
+                StreamTableLookup.open(
+                        spec, storeOptions, LakeStreamTableBuilder.class.getClassLoader())) {
+            return connected.table();
         }
     }
 }

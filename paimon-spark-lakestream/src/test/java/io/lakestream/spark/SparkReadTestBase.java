@@ -35,12 +35,19 @@ import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 
+import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.Trigger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,6 +55,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -302,6 +310,200 @@ abstract class SparkReadTestBase {
         assertThatThrownBy(() -> spark.sql("INSERT INTO lake.db.listed VALUES (1, 'a')"))
                 .hasMessageContaining("Cannot write table db.listed from Spark")
                 .hasMessageContaining("Write it with Flink");
+    }
+
+    @Test
+    void aStreamingReadOfAPrimaryKeyTablesAuditLogAppliesToPaimonsRowsAcrossARestart()
+            throws Exception {
+        Identifier id = create("changing", "id,dt", "dt", new HashMap<>());
+        String checkpoint = warehouse.resolve("checkpoint-changing").toUri().toString();
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(GenericRow.of(1, BinaryString.fromString("a"), day("d1")));
+            writer.write(GenericRow.of(2, BinaryString.fromString("b"), day("d1")));
+            writer.commit();
+            writer.write(GenericRow.of(3, BinaryString.fromString("c"), day("d1")));
+            writer.flush();
+
+            // the batch read of the audit log: the union's rows, each with its kind
+            assertThat(sparkRead("SELECT rowkind, id FROM lake.db.`changing$audit_log`"))
+                    .containsExactlyInAnyOrder("+I:1", "+I:2", "+I:3");
+
+            List<String> first = streamAvailableNow("lake.db.`changing$audit_log`", checkpoint);
+            // the snapshot's rows, then the uncommitted one from the store
+            assertThat(first).containsExactlyInAnyOrder("+I 1 a d1", "+I 2 b d1", "+I 3 c d1");
+
+            writer.write(
+                    kind(
+                            RowKind.UPDATE_BEFORE,
+                            GenericRow.of(1, BinaryString.fromString("a"), day("d1"))));
+            writer.write(
+                    kind(
+                            RowKind.UPDATE_AFTER,
+                            GenericRow.of(1, BinaryString.fromString("a2"), day("d1"))));
+            writer.commit();
+            writer.write(
+                    kind(
+                            RowKind.DELETE,
+                            GenericRow.of(2, BinaryString.fromString("b"), day("d1"))));
+            // a partition that appears after the query started
+            writer.write(GenericRow.of(4, BinaryString.fromString("d"), day("d2")));
+            writer.flush();
+
+            // the restarted query returns what came after its last batch, each change once
+            List<String> second = streamAvailableNow("lake.db.`changing$audit_log`", checkpoint);
+            assertThat(second)
+                    .containsExactlyInAnyOrder("-U 1 a d1", "+U 1 a2 d1", "-D 2 b d1", "+I 4 d d2");
+            assertThat(streamAvailableNow("lake.db.`changing$audit_log`", checkpoint)).isEmpty();
+
+            List<String> applied = applyChangelog(first, second);
+            assertThat(applied)
+                    .containsExactlyInAnyOrderElementsOf(
+                            sparkRead("SELECT id, name FROM lake.db.changing"));
+            writer.commit();
+            assertThat(applied).containsExactlyInAnyOrderElementsOf(paimonRead(id));
+        }
+    }
+
+    @Test
+    void aStreamingReadFollowsTheStoreAndTheCommitsOfOtherWritersInBoundedBatches()
+            throws Exception {
+        Map<String, String> tableOptions = new HashMap<>();
+        Identifier id = create("appended", null, null, tableOptions);
+        String checkpoint = warehouse.resolve("checkpoint-appended").toUri().toString();
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.commit();
+            for (int i = 2; i <= 5; i++) {
+                writer.write(row(i, "s" + i));
+            }
+            writer.flush();
+            List<Long> batchSizes = new ArrayList<>();
+            List<String> first = stream(appended(), checkpoint, batchSizes);
+            assertThat(first).containsExactlyInAnyOrder("1 a", "2 s2", "3 s3", "4 s4", "5 s5");
+            // four store records, about two per batch
+            assertThat(batchSizes.size()).isGreaterThanOrEqualTo(2);
+
+            // another writer, Paimon's own, commits rows the store never holds
+            BatchWriteBuilder paimon = catalog.getTable(id).newBatchWriteBuilder();
+            try (BatchTableWrite write = paimon.newWrite();
+                    BatchTableCommit commit = paimon.newCommit()) {
+                write.write(row(100, "paimon"));
+                write.write(row(101, "paimon"));
+                commit.commit(write.prepareCommit());
+            }
+            for (int i = 6; i <= 9; i++) {
+                writer.write(row(i, "s" + i));
+            }
+            writer.flush();
+            List<String> second = stream(appended(), checkpoint, new ArrayList<>());
+            assertThat(second)
+                    .containsExactlyInAnyOrder(
+                            "100 paimon", "101 paimon", "6 s6", "7 s7", "8 s8", "9 s9");
+
+            List<String> all = new ArrayList<>(first);
+            all.addAll(second);
+            assertThat(all.stream().map(r -> r.replace(" ", ":")))
+                    .containsExactlyInAnyOrderElementsOf(
+                            sparkRead("SELECT * FROM lake.db.appended"));
+            writer.commit();
+            assertThat(all.stream().map(r -> r.replace(" ", ":")))
+                    .containsExactlyInAnyOrderElementsOf(paimonRead(id));
+        }
+    }
+
+    private Dataset<Row> appended() {
+        return spark.readStream().option("maxRecordsPerTrigger", "2").table("lake.db.appended");
+    }
+
+    @Test
+    void aStreamingReadThatCannotReturnEveryChangeIsRefusedNamingTheTable() throws Exception {
+        create("keyed", "id", null, new HashMap<>());
+        String checkpoint = warehouse.resolve("checkpoint-refused").toUri().toString();
+        assertThatThrownBy(
+                        () ->
+                                stream(
+                                        spark.readStream().table("lake.db.keyed"),
+                                        checkpoint,
+                                        new ArrayList<>()))
+                .hasStackTraceContaining("Table db.keyed has a primary key")
+                .hasStackTraceContaining("db.keyed$audit_log");
+
+        Identifier plain = Identifier.create("db", "never_enabled");
+        catalog.createTable(
+                plain,
+                Schema.newBuilder()
+                        .column("id", DataTypes.INT())
+                        .option("bucket", "1")
+                        .option("bucket-key", "id")
+                        .build(),
+                false);
+        assertThatThrownBy(
+                        () ->
+                                stream(
+                                        spark.readStream().table("lake.db.never_enabled"),
+                                        checkpoint + "-plain",
+                                        new ArrayList<>()))
+                .hasStackTraceContaining("Table db.never_enabled is not in lake-stream mode");
+    }
+
+    /** Runs the stream of {@code table} with {@code Trigger.AvailableNow} and returns its rows. */
+    private List<String> streamAvailableNow(String table, String checkpoint) throws Exception {
+        return stream(spark.readStream().table(table), checkpoint, new ArrayList<>());
+    }
+
+    /**
+     * Runs {@code source} with {@code Trigger.AvailableNow} from {@code checkpoint} to its end and
+     * returns each row's columns joined by spaces, adding each micro-batch's size to {@code
+     * batchSizes}.
+     */
+    private static List<String> stream(
+            Dataset<Row> source, String checkpoint, List<Long> batchSizes) throws Exception {
+        List<String> rows = Collections.synchronizedList(new ArrayList<>());
+        StreamingQuery query =
+                source.writeStream()
+                        .option("checkpointLocation", checkpoint)
+                        .trigger(Trigger.AvailableNow())
+                        .foreachBatch(
+                                (VoidFunction2<Dataset<Row>, Long>)
+                                        (batch, batchId) -> {
+                                            List<Row> collected = batch.collectAsList();
+                                            if (!collected.isEmpty()) {
+                                                batchSizes.add((long) collected.size());
+                                            }
+                                            for (Row row : collected) {
+                                                List<String> values = new ArrayList<>();
+                                                for (int i = 0; i < row.length(); i++) {
+                                                    values.add(String.valueOf(row.get(i)));
+                                                }
+                                                rows.add(String.join(" ", values));
+                                            }
+                                        })
+                        .start();
+        query.awaitTermination();
+        return new ArrayList<>(rows);
+    }
+
+    /**
+     * {@code id:name} of the rows that applying the changes ({@code kind id name ...}) by key
+     * leaves: {@code +I} and {@code +U} put the row, {@code -U} and {@code -D} remove it.
+     */
+    @SafeVarargs
+    private static List<String> applyChangelog(List<String>... changes) {
+        Map<String, String> rows = new java.util.LinkedHashMap<>();
+        for (List<String> batch : changes) {
+            for (String change : batch) {
+                String[] fields = change.split(" ");
+                String key = fields[1] + " " + fields[3];
+                if (fields[0].equals("+I") || fields[0].equals("+U")) {
+                    rows.put(key, fields[1] + ":" + fields[2]);
+                } else {
+                    rows.remove(key);
+                }
+            }
+        }
+        return new ArrayList<>(rows.values());
     }
 
     private Identifier create(

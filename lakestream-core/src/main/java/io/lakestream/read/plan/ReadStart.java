@@ -403,6 +403,11 @@ public final class ReadStart {
         }
     }
 
+    /** Options of a lake scan of snapshot {@code snapshotId}, every other starting one off. */
+    static Map<String, String> snapshotScanOptions(long snapshotId) {
+        return scanOptions(CoreOptions.SCAN_SNAPSHOT_ID, String.valueOf(snapshotId));
+    }
+
     /** Options of the lake scan: the one that picks the snapshot, every other starting one off. */
     private static Map<String, String> scanOptions(ConfigOption<?> option, String value) {
         Map<String, String> options = new HashMap<>();

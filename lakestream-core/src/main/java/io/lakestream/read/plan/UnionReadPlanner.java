@@ -207,6 +207,26 @@ public final class UnionReadPlanner {
         return new Plan(snapshot == null ? null : snapshot.id(), splits, readStart.changesAfter());
     }
 
+    /**
+     * The lake part of snapshot {@code snapshotId} per partition-bucket, planned as {@link #plan}
+     * plans the lake part of its start snapshot (every level, the filter's pruning): a read that
+     * recorded which snapshot it started from plans the same splits again.
+     */
+    public Map<PartitionBucket, List<DataSplit>> lakeSplitsOf(long snapshotId) {
+        Snapshot snapshot = table.snapshotManager().snapshot(snapshotId);
+        Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
+        for (DataSplit data :
+                LakePartPlanner.plan(
+                        table, snapshot, ReadStart.snapshotScanOptions(snapshotId), filter)) {
+            BucketLayoutCheck.check(streamTable, snapshotId, data);
+            lake.computeIfAbsent(
+                            new PartitionBucket(data.partition(), data.bucket()),
+                            pb -> new ArrayList<>())
+                    .add(data);
+        }
+        return lake;
+    }
+
     /** Every bucket of each of {@code partitions} that the read keeps. */
     public List<PartitionBucket> partitionBuckets(Collection<BinaryRow> partitions) {
         List<PartitionBucket> result = new ArrayList<>();

@@ -27,6 +27,7 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
+import org.apache.paimon.table.system.AuditLogTable;
 
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
@@ -185,6 +186,16 @@ public class LakeStreamSparkCatalog implements TableCatalog, SupportsNamespaces 
     private org.apache.spark.sql.connector.catalog.Table loadTable(
             Identifier ident, Map<String, String> timeTravel) throws NoSuchTableException {
         org.apache.paimon.catalog.Identifier identifier = paimonIdentifier(ident);
+        // the table's audit log: its rows, or its changes in a streaming read, with their kinds
+        boolean auditLog =
+                identifier.isSystemTable()
+                        && AuditLogTable.AUDIT_LOG.equalsIgnoreCase(identifier.getSystemTableName())
+                        && identifier.getBranchName() == null;
+        if (auditLog) {
+            identifier =
+                    org.apache.paimon.catalog.Identifier.create(
+                            identifier.getDatabaseName(), identifier.getTableName());
+        }
         Table table;
         try {
             table = catalog.getTable(identifier);
@@ -203,7 +214,7 @@ public class LakeStreamSparkCatalog implements TableCatalog, SupportsNamespaces 
             fileStoreTable = fileStoreTable.copy(timeTravel);
         }
         return new LakeStreamSparkTable(
-                identifier, fileStoreTable, Collections.unmodifiableMap(options));
+                identifier, fileStoreTable, Collections.unmodifiableMap(options), auditLog);
     }
 
     @Override

@@ -20,7 +20,7 @@ package io.lakestream.spark.reader;
 
 import io.lakestream.read.BucketUnionReader;
 import io.lakestream.read.ReaderStore;
-import io.lakestream.read.plan.BucketRead;
+import io.lakestream.spark.source.LakeStreamInputPartition;
 import io.lakestream.spark.types.SparkRowConverter;
 import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamStoreLoader;
@@ -54,7 +54,7 @@ public class LakeStreamPartitionReader implements PartitionReader<InternalRow> {
             Map<String, String> storeOptions,
             SparkRowConverter converter,
             long maxBufferedChanges,
-            BucketRead read) {
+            LakeStreamInputPartition partition) {
         this.converter = converter;
         this.store =
                 new ReaderStore(
@@ -69,7 +69,11 @@ public class LakeStreamPartitionReader implements PartitionReader<InternalRow> {
                             return StreamStoreLoader.create(
                                     storeOptions, LakeStreamPartitionReader.class.getClassLoader());
                         });
-        this.rows = new BucketUnionReader(table, store, maxBufferedChanges).read(read);
+        BucketUnionReader reader = new BucketUnionReader(table, store, maxBufferedChanges);
+        this.rows =
+                partition.changes()
+                        ? reader.changes(partition.read())
+                        : reader.read(partition.read());
     }
 
     @Override

@@ -69,6 +69,6 @@ public class LakeStreamReaderFactory implements PartitionReaderFactory {
                 storeOptions,
                 converter,
                 maxBufferedChanges,
-                ((LakeStreamInputPartition) partition).read());
+                (LakeStreamInputPartition) partition);
     }
 }

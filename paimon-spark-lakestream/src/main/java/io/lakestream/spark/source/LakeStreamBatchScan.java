@@ -25,8 +25,6 @@ import io.lakestream.read.plan.LogStop;
 import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.spark.reader.LakeStreamReaderFactory;
 import io.lakestream.spark.types.SparkRowConverter;
-import io.lakestream.store.StreamStore;
-import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.LakeStreamEnablement;
@@ -45,6 +43,7 @@ import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructType;
 
 import javax.annotation.Nullable;
@@ -69,6 +68,7 @@ public class LakeStreamBatchScan implements Scan, Batch {
     private final FileStoreTable table;
     private final Map<String, String> options;
     private final StructType readSchema;
+    private final boolean auditLog;
 
     /** What Paimon's scan and the store's partitions may be pruned by; null for nothing. */
     @Nullable private final Predicate pruning;
@@ -82,11 +82,13 @@ public class LakeStreamBatchScan implements Scan, Batch {
             FileStoreTable table,
             Map<String, String> options,
             StructType readSchema,
+            boolean auditLog,
             @Nullable Predicate pruning) {
         this.identifier = identifier;
         this.table = table;
         this.options = options;
         this.readSchema = readSchema;
+        this.auditLog = auditLog;
         this.pruning = pruning;
     }
 
@@ -115,7 +117,7 @@ public class LakeStreamBatchScan implements Scan, Batch {
             List<BucketRead> reads = readsUnion() ? planUnion() : planLake();
             partitions = new InputPartition[reads.size()];
             for (int i = 0; i < partitions.length; i++) {
-                partitions[i] = new LakeStreamInputPartition(reads.get(i));
+                partitions[i] = new LakeStreamInputPartition(reads.get(i), false);
             }
         }
         return partitions;
@@ -124,17 +126,36 @@ public class LakeStreamBatchScan implements Scan, Batch {
     @Override
     public PartitionReaderFactory createReaderFactory() {
         planInputPartitions();
-        int[] projection = new int[readSchema.fields().length];
-        List<String> names = table.rowType().getFieldNames();
-        for (int i = 0; i < projection.length; i++) {
-            projection[i] = names.indexOf(readSchema.fields()[i].name());
-        }
         return new LakeStreamReaderFactory(
                 table,
                 streamTable,
                 storeOptions,
-                new SparkRowConverter(table.rowType(), projection),
+                converter(),
                 Options.fromMap(options).get(LakeStreamOptions.READ_MERGE_BUFFER_MAX_RECORDS));
+    }
+
+    /**
+     * The stream of a Structured Streaming query: the snapshot, then the store's log and the
+     * commits of other writers ({@link LakeStreamMicroBatchStream}).
+     */
+    @Override
+    public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+        return new LakeStreamMicroBatchStream(
+                identifier, table, options, pruning, auditLog, converter());
+    }
+
+    /** The converter of the rows Paimon and the store return into rows of the read schema. */
+    private SparkRowConverter converter() {
+        int[] projection = new int[readSchema.fields().length];
+        List<String> names = table.rowType().getFieldNames();
+        for (int i = 0; i < projection.length; i++) {
+            String name = readSchema.fields()[i].name();
+            projection[i] =
+                    auditLog && name.equals(LakeStreamSparkTable.ROW_KIND_COLUMN)
+                            ? SparkRowConverter.ROW_KIND
+                            : names.indexOf(name);
+        }
+        return new SparkRowConverter(table.rowType(), projection);
     }
 
     /** Whether the query reads the store too: the table is in lake-stream mode, read so. */
@@ -146,24 +167,18 @@ public class LakeStreamBatchScan implements Scan, Batch {
 
     private List<BucketRead> planUnion() {
         storeOptions = LakeStreamOptions.forTable(table.options(), options);
-        StreamTableSpec spec = StreamTableSpec.of(identifier, table);
-        StreamStore store;
-        try {
-            store =
-                    StreamStoreLoader.create(
-                            storeOptions, LakeStreamBatchScan.class.getClassLoader());
-        } catch (RuntimeException e) {
-            // a malformed option, an unknown store
-            throw StreamTableLookup.cannotLookUp(spec, e);
-        }
-        try {
-            streamTable = StreamTableLookup.lookUp(store, spec);
+        try (StreamTableLookup.Connected connected =
+                StreamTableLookup.open(
+                        StreamTableSpec.of(identifier, table),
+                        storeOptions,
+                        LakeStreamBatchScan.class.getClassLoader())) {
+            streamTable = connected.table();
             LogStop logStop =
                     LogStop.forBoundedRead(
-                            table, Options.fromMap(storeOptions), store, streamTable);
-            return new UnionReadPlanner(table, streamTable, pruning).plan(store, logStop).buckets();
-        } finally {
-            store.close();
+                            table, Options.fromMap(storeOptions), connected.store(), streamTable);
+            return new UnionReadPlanner(table, streamTable, pruning)
+                    .plan(connected.store(), logStop)
+                    .buckets();
         }
     }
 

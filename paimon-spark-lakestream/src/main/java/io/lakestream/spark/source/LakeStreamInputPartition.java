@@ -22,18 +22,28 @@ import io.lakestream.read.plan.BucketRead;
 
 import org.apache.spark.sql.connector.read.InputPartition;
 
-/** One partition-bucket of a union read: Spark reads it in one task. */
+/**
+ * One partition-bucket of a read: Spark reads it in one task. A batch read returns its union rows,
+ * merged; a micro-batch of a streaming read returns its changes, unmerged, with their kinds.
+ */
 public class LakeStreamInputPartition implements InputPartition {
 
     private static final long serialVersionUID = 1L;
 
     private final BucketRead read;
+    private final boolean changes;
 
-    public LakeStreamInputPartition(BucketRead read) {
+    public LakeStreamInputPartition(BucketRead read, boolean changes) {
         this.read = read;
+        this.changes = changes;
     }
 
     public BucketRead read() {
         return read;
+    }
+
+    /** Whether the task returns the changes of the partition-bucket rather than its rows. */
+    public boolean changes() {
+        return changes;
     }
 }

@@ -48,6 +48,7 @@ public class LakeStreamScanBuilder
     private final Identifier identifier;
     private final FileStoreTable table;
     private final Map<String, String> options;
+    private final boolean auditLog;
     private StructType readSchema;
     private Filter[] pushed = new Filter[0];
     @Nullable private Predicate predicate;
@@ -56,11 +57,13 @@ public class LakeStreamScanBuilder
             Identifier identifier,
             FileStoreTable table,
             Map<String, String> options,
-            StructType schema) {
+            StructType schema,
+            boolean auditLog) {
         this.identifier = identifier;
         this.table = table;
         this.options = options;
         this.readSchema = schema;
+        this.auditLog = auditLog;
     }
 
     @Override
@@ -102,6 +105,7 @@ public class LakeStreamScanBuilder
                 table,
                 options,
                 readSchema,
+                auditLog,
                 ReadFilter.of(table, predicate).beforeMerge());
     }
 }

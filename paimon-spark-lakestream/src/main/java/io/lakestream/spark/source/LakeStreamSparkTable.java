@@ -22,6 +22,8 @@ import io.lakestream.spark.types.SparkTypes;
 
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.SpecialFields;
+import org.apache.paimon.table.system.AuditLogTable;
 
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
@@ -29,6 +31,8 @@ import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -40,26 +44,52 @@ import java.util.Set;
 
 /**
  * A Paimon table as Spark reads it through the lake-stream catalog: in lake-stream mode its union
- * with the stream store, otherwise Paimon's read.
+ * with the stream store, otherwise Paimon's read. Batch queries read it; Structured Streaming reads
+ * an append table as it is and a primary-key table's changes through its {@code $audit_log}, whose
+ * first column, {@code rowkind}, holds each row's kind ({@code +I}, {@code -U}, {@code +U}, {@code
+ * -D}), as Paimon's own audit log table does.
  */
 public class LakeStreamSparkTable implements SupportsRead, SupportsWrite {
+
+    /** The name of the row kind column of an {@code $audit_log}: Paimon's. */
+    public static final String ROW_KIND_COLUMN = SpecialFields.ROW_KIND.name();
 
     private final Identifier identifier;
     private final FileStoreTable table;
     private final Map<String, String> catalogOptions;
+    private final boolean auditLog;
     private final StructType schema;
 
+    /**
+     * @param auditLog whether this is the table's {@code $audit_log}: its rows with their kinds
+     */
     public LakeStreamSparkTable(
-            Identifier identifier, FileStoreTable table, Map<String, String> catalogOptions) {
+            Identifier identifier,
+            FileStoreTable table,
+            Map<String, String> catalogOptions,
+            boolean auditLog) {
         this.identifier = identifier;
         this.table = table;
         this.catalogOptions = catalogOptions;
-        this.schema = SparkTypes.toSpark(identifier.getFullName(), table.rowType());
+        this.auditLog = auditLog;
+        StructType columns = SparkTypes.toSpark(identifier.getFullName(), table.rowType());
+        if (auditLog) {
+            StructField[] fields = new StructField[columns.fields().length + 1];
+            fields[0] = DataTypes.createStructField(ROW_KIND_COLUMN, DataTypes.StringType, false);
+            System.arraycopy(columns.fields(), 0, fields, 1, columns.fields().length);
+            this.schema = new StructType(fields);
+        } else {
+            this.schema = columns;
+        }
     }
 
     @Override
     public String name() {
-        return identifier.getFullName();
+        return auditLog
+                ? identifier.getFullName()
+                        + Identifier.SYSTEM_TABLE_SPLITTER
+                        + AuditLogTable.AUDIT_LOG
+                : identifier.getFullName();
     }
 
     @Override
@@ -76,7 +106,10 @@ public class LakeStreamSparkTable implements SupportsRead, SupportsWrite {
     @Override
     public Set<TableCapability> capabilities() {
         // BATCH_WRITE only so that Spark asks for a writer, which says why there is none
-        return EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE);
+        return EnumSet.of(
+                TableCapability.BATCH_READ,
+                TableCapability.MICRO_BATCH_READ,
+                TableCapability.BATCH_WRITE);
     }
 
     /**
@@ -104,6 +137,6 @@ public class LakeStreamSparkTable implements SupportsRead, SupportsWrite {
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap readOptions) {
         Map<String, String> options = new HashMap<>(catalogOptions);
         options.putAll(readOptions.asCaseSensitiveMap());
-        return new LakeStreamScanBuilder(identifier, table, options, schema);
+        return new LakeStreamScanBuilder(identifier, table, options, schema, auditLog);
     }
 }

@@ -48,19 +48,29 @@ public final class SparkRowConverter implements Serializable {
         Object read(InternalRow row, int pos);
     }
 
+    /**
+     * The position in a projection of the row kind ({@code +I}, {@code -U}, {@code +U}, {@code -D})
+     * as a string: the {@code rowkind} column of a table's {@code $audit_log}.
+     */
+    public static final int ROW_KIND = -1;
+
     private final int[] projection;
     private final FieldReader[] readers;
 
     /**
      * @param rowType the Paimon rows' type
-     * @param projection the positions in those rows of the Spark row's fields, in its order
+     * @param projection the positions in those rows of the Spark row's fields, in its order; {@link
+     *     #ROW_KIND} for the row kind
      */
     public SparkRowConverter(RowType rowType, int[] projection) {
         this.projection = projection;
         List<DataType> types = rowType.getFieldTypes();
         this.readers = new FieldReader[projection.length];
         for (int i = 0; i < projection.length; i++) {
-            readers[i] = reader(types.get(projection[i]));
+            readers[i] =
+                    projection[i] == ROW_KIND
+                            ? (row, pos) -> UTF8String.fromString(row.getRowKind().shortString())
+                            : reader(types.get(projection[i]));
         }
     }
 
@@ -69,7 +79,7 @@ public final class SparkRowConverter implements Serializable {
         Object[] values = new Object[projection.length];
         for (int i = 0; i < projection.length; i++) {
             int pos = projection[i];
-            values[i] = row.isNullAt(pos) ? null : readers[i].read(row, pos);
+            values[i] = pos != ROW_KIND && row.isNullAt(pos) ? null : readers[i].read(row, pos);
         }
         return new GenericInternalRow(values);
     }

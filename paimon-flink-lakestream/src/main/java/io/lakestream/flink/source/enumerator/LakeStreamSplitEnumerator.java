@@ -25,6 +25,7 @@ import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.read.plan.BucketRead;
+import io.lakestream.read.plan.ForeignCommits;
 import io.lakestream.read.plan.LogStop;
 import io.lakestream.read.plan.ReadStart;
 import io.lakestream.read.plan.UnionReadPlanner;
@@ -299,11 +300,17 @@ public final class LakeStreamSplitEnumerator
         // a look that started before the last one's result landed saw the same snapshots
         if (followed == null
                 || nextFollowedSnapshotId == null
-                || followed.fromSnapshotId != nextFollowedSnapshotId) {
+                || followed.fromSnapshotId() != nextFollowedSnapshotId) {
             return;
         }
-        nextFollowedSnapshotId = followed.nextSnapshotId;
-        addPending(followed.splits);
+        nextFollowedSnapshotId = followed.nextSnapshotId();
+        List<LakeStreamSplit> splits = new ArrayList<>();
+        for (ForeignCommits.Change change : followed.changes()) {
+            splits.add(
+                    LakeStreamSplit.followed(
+                            change.partitionBucket(), change.splits(), change.snapshotId()));
+        }
+        addPending(splits);
         assignPending();
     }
 

@@ -16,23 +16,20 @@
  * limitations under the License.
  */
 
-package io.lakestream.flink.source.enumerator;
+package io.lakestream.read.plan;
 
-import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
-import io.lakestream.read.plan.UnionReadPlanner;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
+import org.apache.paimon.annotation.Experimental;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ScanMode;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.table.source.snapshot.SnapshotReader;
 import org.apache.paimon.utils.SnapshotManager;
-
-import org.apache.flink.annotation.Internal;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,30 +64,70 @@ import java.util.Map;
  * default ({@code 'streaming-read-overwrite'} false); with that option true Paimon would return the
  * overwrite's changes, which this read does not: it fails, naming the snapshot. So does a read that
  * finds the next snapshot to follow expired: it never skips one.
+ *
+ * <p>Every unbounded read plans with it (the Flink source's enumerator, the Spark micro-batch
+ * stream): see {@code docs/consistency.md}, "Commits of other writers".
  */
-@Internal
-final class ForeignCommits {
+@Experimental
+public final class ForeignCommits {
 
     private static final Logger LOG = LoggerFactory.getLogger(ForeignCommits.class);
 
     /** How many snapshots one look goes through at most: a long backlog is followed in steps. */
-    static final int MAX_SNAPSHOTS_PER_LOOK = 64;
+    public static final int MAX_SNAPSHOTS_PER_LOOK = 64;
+
+    /** The changes of one partition-bucket in one snapshot of another writer. */
+    public static final class Change {
+        private final PartitionBucket partitionBucket;
+        private final long snapshotId;
+        private final List<DataSplit> splits;
+
+        Change(PartitionBucket partitionBucket, long snapshotId, List<DataSplit> splits) {
+            this.partitionBucket = partitionBucket;
+            this.snapshotId = snapshotId;
+            this.splits = splits;
+        }
+
+        public PartitionBucket partitionBucket() {
+            return partitionBucket;
+        }
+
+        /** The snapshot whose changes these are. */
+        public long snapshotId() {
+            return snapshotId;
+        }
+
+        /** The snapshot's delta or changelog files of the partition-bucket. */
+        public List<DataSplit> splits() {
+            return splits;
+        }
+    }
 
     /** What one look found. */
-    static final class Followed {
-        /** The splits of the changes of other writers' snapshots, in snapshot order. */
-        final List<LakeStreamSplit> splits;
+    public static final class Followed {
+        private final List<Change> changes;
+        private final long fromSnapshotId;
+        private final long nextSnapshotId;
 
-        /** The id of the next snapshot to look at. */
-        final long nextSnapshotId;
-
-        /** The id of the first snapshot the look looked at. */
-        final long fromSnapshotId;
-
-        Followed(List<LakeStreamSplit> splits, long fromSnapshotId, long nextSnapshotId) {
-            this.splits = splits;
+        Followed(List<Change> changes, long fromSnapshotId, long nextSnapshotId) {
+            this.changes = changes;
             this.fromSnapshotId = fromSnapshotId;
             this.nextSnapshotId = nextSnapshotId;
+        }
+
+        /** The changes of other writers' snapshots, in snapshot order. */
+        public List<Change> changes() {
+            return changes;
+        }
+
+        /** The id of the first snapshot the look looked at. */
+        public long fromSnapshotId() {
+            return fromSnapshotId;
+        }
+
+        /** The id of the next snapshot to look at. */
+        public long nextSnapshotId() {
+            return nextSnapshotId;
         }
     }
 
@@ -98,7 +135,7 @@ final class ForeignCommits {
     private final UnionReadPlanner planner;
     private final boolean changelogFiles;
 
-    ForeignCommits(UnionReadPlanner planner) {
+    public ForeignCommits(UnionReadPlanner planner) {
         this.planner = planner;
         this.table = planner.table();
         this.changelogFiles =
@@ -114,12 +151,23 @@ final class ForeignCommits {
      * @throws NotFollowedException naming the snapshot, its commit user and what to do, when a
      *     snapshot cannot be followed exactly
      */
-    Followed follow(long nextSnapshotId) {
+    public Followed follow(long nextSnapshotId) {
+        return follow(nextSnapshotId, nextSnapshotId + MAX_SNAPSHOTS_PER_LOOK);
+    }
+
+    /**
+     * Looks at the snapshots from {@code nextSnapshotId} up to the latest, and before {@code
+     * untilSnapshotId}: a read that recorded how far a look went plans the same range again.
+     *
+     * @throws NotFollowedException naming the snapshot, its commit user and what to do, when a
+     *     snapshot cannot be followed exactly
+     */
+    public Followed follow(long nextSnapshotId, long untilSnapshotId) {
         SnapshotManager snapshots = table.snapshotManager();
         Long latest = snapshots.latestSnapshotId();
-        List<LakeStreamSplit> splits = new ArrayList<>();
+        List<Change> changes = new ArrayList<>();
         long next = nextSnapshotId;
-        while (latest != null && next <= latest && next < nextSnapshotId + MAX_SNAPSHOTS_PER_LOOK) {
+        while (latest != null && next <= latest && next < untilSnapshotId) {
             if (!snapshots.snapshotExists(next)) {
                 Long earliest = snapshots.earliestSnapshotId();
                 if (earliest != null && next < earliest) {
@@ -130,15 +178,15 @@ final class ForeignCommits {
             }
             Snapshot snapshot = snapshots.snapshot(next);
             if (!SnapshotOffsets.ownOffsetsFile(snapshot).isPresent()) {
-                splits.addAll(changesOf(snapshot));
+                changes.addAll(changesOf(snapshot));
             }
             next++;
         }
-        return new Followed(splits, nextSnapshotId, next);
+        return new Followed(changes, nextSnapshotId, next);
     }
 
     /** The splits of what {@code snapshot}, which names no offsets map, changed; see the class. */
-    private List<LakeStreamSplit> changesOf(Snapshot snapshot) {
+    private List<Change> changesOf(Snapshot snapshot) {
         ScanMode mode;
         if (snapshot.commitKind() == Snapshot.CommitKind.OVERWRITE) {
             if (table.supportStreamingReadOverwrite()) {
@@ -173,10 +221,9 @@ final class ForeignCommits {
                         .add(data);
             }
         }
-        List<LakeStreamSplit> splits = new ArrayList<>();
+        List<Change> splits = new ArrayList<>();
         for (Map.Entry<PartitionBucket, List<DataSplit>> changes : byBucket.entrySet()) {
-            splits.add(
-                    LakeStreamSplit.followed(changes.getKey(), changes.getValue(), snapshot.id()));
+            splits.add(new Change(changes.getKey(), snapshot.id(), changes.getValue()));
         }
         LOG.info(
                 "Following snapshot {} of {}, committed by {} without lake-stream offsets: {} "
@@ -228,7 +275,7 @@ final class ForeignCommits {
     }
 
     /** A commit of another writer that the read cannot follow exactly; a restart cannot either. */
-    static final class NotFollowedException extends IllegalStateException {
+    public static final class NotFollowedException extends IllegalStateException {
         private static final long serialVersionUID = 1L;
 
         NotFollowedException(String message) {
