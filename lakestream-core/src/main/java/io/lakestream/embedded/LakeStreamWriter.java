@@ -31,6 +31,7 @@ import io.lakestream.store.StreamTable;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.annotation.Experimental;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
@@ -70,6 +71,7 @@ public final class LakeStreamWriter implements AutoCloseable {
     private final String description;
     private final WriterLease lease;
     private final StreamSegmentWriter segments;
+    private final IOManager ioManager;
     private final TableWriteImpl<?> write;
     private final TableCommitImpl commit;
     private final OffsetsCommit offsetsCommit;
@@ -113,7 +115,10 @@ public final class LakeStreamWriter implements AutoCloseable {
             lease.close();
             throw e;
         }
-        this.write = table.newWrite(commitUser);
+        // Paimon's writer spills and keeps lookup files on local disk: 'first-row', the 'lookup'
+        // changelog producer and deletion vectors need it, as Flink's writer has its io dirs
+        this.ioManager = IOManager.create(System.getProperty("java.io.tmpdir"));
+        this.write = table.newWrite(commitUser).withIOManager(ioManager);
         this.commit = table.newCommit(commitUser);
         this.offsetsCommit =
                 new OffsetsCommit(
@@ -175,7 +180,11 @@ public final class LakeStreamWriter implements AutoCloseable {
      */
     public long commit() throws Exception {
         long identifier = nextIdentifier++;
-        List<CommitMessage> messages = write.prepareCommit(false, identifier);
+        // as Paimon's Flink writer prepares it: tables that look up ('first-row', the 'lookup'
+        // changelog producer, deletion vectors) compact level 0 before the commit unless
+        // 'lookup-wait' is false, since Paimon's batch read leaves their level-0 files out
+        List<CommitMessage> messages =
+                write.prepareCommit(table.coreOptions().prepareCommitWaitCompaction(), identifier);
         StreamSegmentWriter.Sealed sealed = segments.seal(0, lease::checkHeld);
         ManifestCommittable committable = new ManifestCommittable(identifier);
         messages.forEach(committable::addFileCommittable);
@@ -200,7 +209,8 @@ public final class LakeStreamWriter implements AutoCloseable {
      */
     @Override
     public void close() throws Exception {
-        try (AutoCloseable closeSegments = segments;
+        try (AutoCloseable closeIo = ioManager;
+                AutoCloseable closeSegments = segments;
                 AutoCloseable closeCommit = commit;
                 AutoCloseable closeWrite = write) {
             // renewing stops before the release, so that no renewal claims the table again

@@ -33,6 +33,7 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
@@ -201,6 +202,76 @@ abstract class SparkReadTestBase {
                     .containsExactly("2:b");
             writer.commit();
             assertThat(paimonRead(id)).containsExactlyInAnyOrderElementsOf(union);
+        }
+    }
+
+    @Test
+    void aggregationAndFirstRowTablesMergeTheTailAsPaimonDoes() throws Exception {
+        Map<String, String> aggregation = new HashMap<>();
+        aggregation.put("merge-engine", "aggregation");
+        aggregation.put("fields.name.aggregate-function", "max");
+        Map<String, String> firstRow = new HashMap<>();
+        firstRow.put("merge-engine", "first-row");
+        for (Map.Entry<String, Map<String, String>> engine :
+                Map.of("aggregated", aggregation, "first_row", firstRow).entrySet()) {
+            Identifier id = create(engine.getKey(), "id", null, engine.getValue());
+            try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                    LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+                writer.write(row(1, "m"));
+                writer.write(row(2, "m"));
+                writer.commit();
+                writer.write(row(1, "z"));
+                writer.write(row(2, "a"));
+                writer.write(row(3, "c"));
+                writer.flush();
+
+                String query = "SELECT id, name FROM lake.db." + engine.getKey();
+                List<String> union = sparkRead(query);
+                assertThat(union)
+                        .as(engine.getKey())
+                        .containsExactlyInAnyOrderElementsOf(strings(table.newScan().read()))
+                        .containsExactlyInAnyOrder(
+                                engine.getKey().equals("aggregated") ? "1:z" : "1:m", "2:m", "3:c");
+                writer.commit();
+                assertThat(paimonRead(id))
+                        .as(engine.getKey())
+                        .containsExactlyInAnyOrderElementsOf(union);
+            }
+        }
+    }
+
+    @Test
+    void aSchemaChangeThroughPaimonsCatalogUnderAnUncommittedTailReadsWithTheNewSchema()
+            throws Exception {
+        Identifier id = create("evolving", "id", null, new HashMap<>());
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID())) {
+            writer.write(row(1, "a"));
+            writer.commit();
+            writer.write(row(2, "b"));
+            writer.write(kind(RowKind.DELETE, row(1, "a")));
+            writer.flush();
+
+            // another client evolves the table while the writer holds an uncommitted tail
+            catalog.alterTable(
+                    id,
+                    java.util.Arrays.asList(
+                            SchemaChange.addColumn("note", DataTypes.STRING()),
+                            SchemaChange.renameColumn("name", "label")),
+                    false);
+            assertThat(
+                            rows(
+                                    spark.sql("SELECT id, label, note FROM lake.db.evolving")
+                                            .collectAsList()))
+                    .containsExactly("2:b");
+            assertThat(spark.sql("SELECT note FROM lake.db.evolving").first().isNullAt(0)).isTrue();
+
+            // the writer of the old schema writes on and commits, as Paimon's own writer would
+            writer.write(row(3, "c"));
+            writer.commit();
+            assertThat(sparkRead("SELECT id, label FROM lake.db.evolving"))
+                    .containsExactlyInAnyOrder("2:b", "3:c")
+                    .containsExactlyInAnyOrderElementsOf(paimonRead(id));
         }
     }
 
