@@ -276,6 +276,62 @@ abstract class SparkReadTestBase {
     }
 
     @Test
+    void aLimitReadsOnlyThePartitionBucketsItNeeds() throws Exception {
+        Identifier id = create("limited", null, null, new HashMap<>());
+        Identifier keyed = create("limited_keyed", "id", null, new HashMap<>());
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);
+                LakeStreamWriter writer = table.newWriter("writer-" + UUID.randomUUID());
+                LakeStreamTable keyedTable = LakeStreamTable.open(catalog, keyed, lakeOptions);
+                LakeStreamWriter keyedWriter =
+                        keyedTable.newWriter("writer-" + UUID.randomUUID())) {
+            for (int i = 1; i <= 8; i++) {
+                writer.write(row(i, "n" + i));
+                keyedWriter.write(row(i, "n" + i));
+            }
+            writer.commit();
+            keyedWriter.commit();
+            writer.write(row(9, "n9"));
+            keyedWriter.write(kind(RowKind.DELETE, row(1, "n1")));
+            writer.flush();
+            keyedWriter.flush();
+
+            String limited = "SELECT id, name FROM lake.db.limited LIMIT 3";
+            assertThat(sparkRead(limited))
+                    .hasSize(3)
+                    .isSubsetOf(sparkRead("SELECT id, name FROM lake.db.limited"));
+            // two buckets with committed rows: the first one planned holds one row at least
+            assertThat(scannedPartitions("SELECT id, name FROM lake.db.limited LIMIT 1"))
+                    .isEqualTo(1);
+            assertThat(scannedPartitions("SELECT id, name FROM lake.db.limited")).isEqualTo(2);
+
+            // a primary-key table's rows are known after the merge: every bucket is read
+            String keyedLimited = "SELECT id, name FROM lake.db.limited_keyed LIMIT 7";
+            assertThat(sparkRead(keyedLimited))
+                    .hasSize(7)
+                    .doesNotContain("1:n1")
+                    .isSubsetOf(sparkRead("SELECT id, name FROM lake.db.limited_keyed"));
+            assertThat(scannedPartitions(keyedLimited)).isEqualTo(2);
+        }
+    }
+
+    /** How many input partitions the scan of {@code query} has. */
+    private int scannedPartitions(String query) {
+        org.apache.spark.sql.execution.SparkPlan plan =
+                spark.sql(query).queryExecution().executedPlan();
+        scala.collection.Iterator<org.apache.spark.sql.execution.SparkPlan> leaves =
+                plan.collectLeaves().iterator();
+        while (leaves.hasNext()) {
+            org.apache.spark.sql.execution.SparkPlan leaf = leaves.next();
+            if (leaf instanceof org.apache.spark.sql.execution.datasources.v2.BatchScanExec) {
+                return ((org.apache.spark.sql.execution.datasources.v2.BatchScanExec) leaf)
+                        .inputPartitions()
+                        .size();
+            }
+        }
+        throw new AssertionError("No batch scan in the plan of " + query + ": " + plan);
+    }
+
+    @Test
     void aPartitionFilterPrunesThePartitionBucketsItExcludes() throws Exception {
         Identifier id = create("daily", null, "dt", new HashMap<>());
         try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions);

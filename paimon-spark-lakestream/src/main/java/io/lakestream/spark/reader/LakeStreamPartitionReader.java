@@ -46,6 +46,7 @@ public class LakeStreamPartitionReader implements PartitionReader<InternalRow> {
     private final ReaderStore store;
     private final SparkRowConverter converter;
     private final CloseableIterator<org.apache.paimon.data.InternalRow> rows;
+    private long remaining;
     private InternalRow current;
 
     LakeStreamPartitionReader(
@@ -54,8 +55,10 @@ public class LakeStreamPartitionReader implements PartitionReader<InternalRow> {
             Map<String, String> storeOptions,
             SparkRowConverter converter,
             long maxBufferedChanges,
-            LakeStreamInputPartition partition) {
+            LakeStreamInputPartition partition,
+            long maxRows) {
         this.converter = converter;
+        this.remaining = maxRows;
         this.store =
                 new ReaderStore(
                         streamTable,
@@ -78,9 +81,11 @@ public class LakeStreamPartitionReader implements PartitionReader<InternalRow> {
 
     @Override
     public boolean next() {
-        if (!rows.hasNext()) {
+        // a pushed LIMIT: the task need not open the rest of its files
+        if (remaining <= 0 || !rows.hasNext()) {
             return false;
         }
+        remaining--;
         current = converter.convert(rows.next());
         return true;
     }

@@ -36,7 +36,8 @@ import java.util.Map;
 
 /**
  * Sent to Spark's executors with what a task needs to read a partition-bucket: the table, its
- * stream table (null when the read is Paimon's alone), the store's options and the row converter.
+ * stream table (null when the read is Paimon's alone), the store's options, the row converter and
+ * how many rows a task returns at most (a pushed {@code LIMIT}).
  */
 public class LakeStreamReaderFactory implements PartitionReaderFactory {
 
@@ -47,18 +48,21 @@ public class LakeStreamReaderFactory implements PartitionReaderFactory {
     private final HashMap<String, String> storeOptions;
     private final SparkRowConverter converter;
     private final long maxBufferedChanges;
+    private final long maxRowsPerTask;
 
     public LakeStreamReaderFactory(
             FileStoreTable table,
             @Nullable StreamTable streamTable,
             Map<String, String> storeOptions,
             SparkRowConverter converter,
-            long maxBufferedChanges) {
+            long maxBufferedChanges,
+            long maxRowsPerTask) {
         this.table = table;
         this.streamTable = streamTable;
         this.storeOptions = new HashMap<>(storeOptions);
         this.converter = converter;
         this.maxBufferedChanges = maxBufferedChanges;
+        this.maxRowsPerTask = maxRowsPerTask;
     }
 
     @Override
@@ -69,6 +73,7 @@ public class LakeStreamReaderFactory implements PartitionReaderFactory {
                 storeOptions,
                 converter,
                 maxBufferedChanges,
-                (LakeStreamInputPartition) partition);
+                (LakeStreamInputPartition) partition,
+                maxRowsPerTask);
     }
 }

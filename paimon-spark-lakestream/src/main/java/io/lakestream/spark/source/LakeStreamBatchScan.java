@@ -73,6 +73,9 @@ public class LakeStreamBatchScan implements Scan, Batch {
     /** What Paimon's scan and the store's partitions may be pruned by; null for nothing. */
     @Nullable private final Predicate pruning;
 
+    /** The query's {@code LIMIT}, when Spark pushed it; null for none. */
+    @Nullable private final Integer limit;
+
     @Nullable private InputPartition[] partitions;
     @Nullable private StreamTable streamTable;
     private Map<String, String> storeOptions;
@@ -83,8 +86,10 @@ public class LakeStreamBatchScan implements Scan, Batch {
             Map<String, String> options,
             StructType readSchema,
             boolean auditLog,
-            @Nullable Predicate pruning) {
+            @Nullable Predicate pruning,
+            @Nullable Integer limit) {
         this.identifier = identifier;
+        this.limit = limit;
         this.table = table;
         this.options = options;
         this.readSchema = readSchema;
@@ -115,6 +120,9 @@ public class LakeStreamBatchScan implements Scan, Batch {
     public InputPartition[] planInputPartitions() {
         if (partitions == null) {
             List<BucketRead> reads = readsUnion() ? planUnion() : planLake();
+            if (limit != null) {
+                reads = enoughFor(reads, limit);
+            }
             partitions = new InputPartition[reads.size()];
             for (int i = 0; i < partitions.length; i++) {
                 partitions[i] = new LakeStreamInputPartition(reads.get(i), false);
@@ -131,7 +139,8 @@ public class LakeStreamBatchScan implements Scan, Batch {
                 streamTable,
                 storeOptions,
                 converter(),
-                Options.fromMap(options).get(LakeStreamOptions.READ_MERGE_BUFFER_MAX_RECORDS));
+                Options.fromMap(options).get(LakeStreamOptions.READ_MERGE_BUFFER_MAX_RECORDS),
+                limit == null ? Long.MAX_VALUE : limit);
     }
 
     /**
@@ -156,6 +165,30 @@ public class LakeStreamBatchScan implements Scan, Batch {
                             : names.indexOf(name);
         }
         return new SparkRowConverter(table.rowType(), projection);
+    }
+
+    /**
+     * The first partition-buckets whose files hold {@code limit} rows between them, for an append
+     * table, whose every row read is a row of the query (Spark pushes a limit only when it filters
+     * nothing after the scan): the others are not read. A primary-key table's rows are known only
+     * after the merge with the store, which may delete some, so all of its reads stay.
+     */
+    private List<BucketRead> enoughFor(List<BucketRead> reads, int limit) {
+        if (!table.primaryKeys().isEmpty()) {
+            return reads;
+        }
+        long rows = 0;
+        for (int i = 0; i < reads.size(); i++) {
+            for (DataSplit split : reads.get(i).lakeSplits()) {
+                if (split.mergedRowCountAvailable()) {
+                    rows += split.mergedRowCount();
+                }
+            }
+            if (rows >= limit) {
+                return new ArrayList<>(reads.subList(0, i + 1));
+            }
+        }
+        return reads;
     }
 
     /** Whether the query reads the store too: the table is in lake-stream mode, read so. */

@@ -359,7 +359,7 @@ public class LakeStreamMicroBatchStream
     public PartitionReaderFactory createReaderFactory() {
         store();
         return new LakeStreamReaderFactory(
-                table, streamTable, storeOptions, converter, maxBufferedChanges);
+                table, streamTable, storeOptions, converter, maxBufferedChanges, Long.MAX_VALUE);
     }
 
     @Override

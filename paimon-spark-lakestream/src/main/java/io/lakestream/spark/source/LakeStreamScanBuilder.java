@@ -27,6 +27,7 @@ import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
+import org.apache.spark.sql.connector.read.SupportsPushDownLimit;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
@@ -43,7 +44,7 @@ import java.util.Map;
  * table's merge engine may read any column; the pruning applies to the rows handed to Spark.
  */
 public class LakeStreamScanBuilder
-        implements SupportsPushDownRequiredColumns, SupportsPushDownFilters {
+        implements SupportsPushDownRequiredColumns, SupportsPushDownFilters, SupportsPushDownLimit {
 
     private final Identifier identifier;
     private final FileStoreTable table;
@@ -52,6 +53,7 @@ public class LakeStreamScanBuilder
     private StructType readSchema;
     private Filter[] pushed = new Filter[0];
     @Nullable private Predicate predicate;
+    @Nullable private Integer limit;
 
     LakeStreamScanBuilder(
             Identifier identifier,
@@ -98,6 +100,17 @@ public class LakeStreamScanBuilder
         return pushed;
     }
 
+    /**
+     * Takes the query's {@code LIMIT}, which Spark pushes only when it tests no filter on the rows
+     * read: each task stops after that many rows, and an append table's scan keeps only the
+     * partition-buckets whose files hold that many rows. Spark still applies the limit.
+     */
+    @Override
+    public boolean pushLimit(int limit) {
+        this.limit = limit;
+        return true;
+    }
+
     @Override
     public Scan build() {
         return new LakeStreamBatchScan(
@@ -106,6 +119,7 @@ public class LakeStreamScanBuilder
                 options,
                 readSchema,
                 auditLog,
-                ReadFilter.of(table, predicate).beforeMerge());
+                ReadFilter.of(table, predicate).beforeMerge(),
+                limit);
     }
 }
