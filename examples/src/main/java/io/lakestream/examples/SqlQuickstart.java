@@ -41,17 +41,20 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * Lake-stream mode in Flink SQL, side by side with Paimon alone: create a Paimon table with
  * history, turn lake-stream mode on in place, run a streaming INSERT whose checkpoints (and so its
  * Paimon commits) are {@code quickstart.checkpoint-seconds} apart, and while it runs, read the
- * table twice, through lake-stream mode and through Paimon alone, printing every two seconds how
- * many of the new rows each read has seen and how long after its write each row was seen. It ends
- * with a verdict from the measured figures, the status procedure's rows, and stops everything it
- * started.
+ * table three times, through lake-stream mode in Flink and in Spark (Structured Streaming through
+ * the lake-stream Spark catalog, in this JVM) and through Paimon alone, printing every two seconds
+ * how many of the new rows each read has seen and how long after its write each row was seen. It
+ * ends with a verdict from the measured figures, the status procedure's rows, and stops everything
+ * it started.
  *
  * <p>Run it from the repository root with {@code mvn -B -q install -DskipTests && mvn -B -q -pl
  * examples exec:exec}. It needs nothing but a JDK. Options ({@code -D} on the second command):
@@ -72,8 +75,10 @@ public final class SqlQuickstart {
                     "elapsed",
                     "written",
                     "visible (lake-stream)",
+                    "visible (Spark stream)",
                     "visible (Paimon alone)",
                     "p50/p99 lake-stream",
+                    "p50/p99 Spark stream",
                     "p50/p99 Paimon alone");
 
     private SqlQuickstart() {}
@@ -121,6 +126,7 @@ public final class SqlQuickstart {
     static final class Figures {
         long written;
         List<Long> lakeStreamMillis = new ArrayList<>();
+        List<Long> sparkMillis = new ArrayList<>();
         List<Long> paimonMillis = new ArrayList<>();
     }
 
@@ -162,7 +168,9 @@ public final class SqlQuickstart {
         long start = System.nanoTime();
         out.println("Lake-stream quickstart: Flink SQL, lake-stream mode beside Paimon alone");
         String storeOptions;
+        Map<String, String> sparkStoreOptions = new LinkedHashMap<>();
         if (settings.store.equals("memory")) {
+            sparkStoreOptions.put("lake-stream.store", "memory");
             out.println(
                     "-> The stream store: memory, in this JVM beside the jobs (no Fluss cluster)");
             storeOptions = "'lake-stream.store' = 'memory'";
@@ -180,9 +188,12 @@ public final class SqlQuickstart {
                 out.println("-> Using the Fluss cluster at " + bootstrapServers);
             }
             storeOptions = "'lake-stream.fluss.bootstrap.servers' = '" + bootstrapServers + "'";
+            sparkStoreOptions.put("lake-stream.fluss.bootstrap.servers", bootstrapServers);
         }
         String warehouse = settings.warehouse;
         String database = "shop";
+        Path scratch = Files.createTempDirectory(settings.tempRoot, "lake-stream-quickstart-spark");
+        cleanup.add("the Spark read's checkpoint", () -> TemporaryDirectories.delete(scratch));
         if (warehouse == null) {
             Path dir = Files.createTempDirectory(settings.tempRoot, "lake-stream-quickstart");
             cleanup.add("the temporary warehouse", () -> TemporaryDirectories.delete(dir));
@@ -229,7 +240,7 @@ public final class SqlQuickstart {
         out.println("-> Lake-stream mode is on, in place: the history is kept.");
 
         out.println(
-                "-> Starting two streaming reads of the new rows (ids from "
+                "-> Starting two Flink streaming reads of the new rows (ids from "
                         + FIRST_NEW_ID
                         + "), each measuring now - written_at as it sees a row:");
         String lakeQuery = "SELECT id, written_at FROM " + table + " WHERE id >= " + FIRST_NEW_ID;
@@ -253,6 +264,19 @@ public final class SqlQuickstart {
         cleanup.add("the Paimon-alone read", paimon::close);
         lakeStream.awaitRunning();
         paimon.awaitRunning();
+        out.println(
+                "-> Starting a Spark Structured Streaming read of the same rows through the"
+                        + " lake-stream Spark catalog, in this JVM:");
+        out.println(
+                "  > spark.readStream().table(\"lake."
+                        + table
+                        + "\").where(\"id >= "
+                        + FIRST_NEW_ID
+                        + "\")");
+        SparkProbe spark =
+                new SparkProbe(warehouse, sparkStoreOptions, table, scratch.resolve("checkpoint"));
+        cleanup.add("the Spark read", spark::close);
+        spark.awaitRunning();
 
         StreamTableEnvironment writer = tableEnv(storeOptions, warehouse, interval, false);
         writer.executeSql(
@@ -288,7 +312,9 @@ public final class SqlQuickstart {
             Thread.sleep(Math.max(0, (Math.min(next, deadline) - System.nanoTime()) / 1_000_000));
             lakeStream.check();
             paimon.check();
+            spark.check();
             List<Long> lake = lakeStream.latencies();
+            List<Long> sparkRead = spark.latencies();
             List<Long> alone = paimon.latencies();
             // the generator emits `rate` rows in each second it runs; the read can run ahead of
             // this estimate by the rows of the current second
@@ -300,11 +326,14 @@ public final class SqlQuickstart {
                                     String.format("%.0f s", seconds(writing)),
                                     String.valueOf(figures.written),
                                     String.valueOf(lake.size()),
+                                    String.valueOf(sparkRead.size()),
                                     String.valueOf(alone.size()),
                                     percentiles(lake),
+                                    percentiles(sparkRead),
                                     percentiles(alone))));
         }
         figures.lakeStreamMillis = lakeStream.latencies();
+        figures.sparkMillis = spark.latencies();
         figures.paimonMillis = paimon.latencies();
 
         out.println("-> The status procedure, one row per partition-bucket:");
@@ -330,6 +359,13 @@ public final class SqlQuickstart {
                 String.format(
                         "lake-stream made rows readable in p50 %s / p99 %s",
                         duration(percentile(lake, 50)), duration(percentile(lake, 99)));
+        if (!figures.sparkMillis.isEmpty()) {
+            lakePart +=
+                    String.format(
+                            " (Spark's stream: p50 %s / p99 %s)",
+                            duration(percentile(figures.sparkMillis, 50)),
+                            duration(percentile(figures.sparkMillis, 99)));
+        }
         if (alone.isEmpty()) {
             return String.format(
                     "Verdict: %s; Paimon alone showed none of them in %d s (it commits at"

@@ -37,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Runs the quickstart's main path end to end, shortened (checkpoints every 5 s, 15 s of writing),
  * on a local Fluss cluster and on the memory store (no cluster), and checks what a person reads:
- * the live table with both reads side by side, the status table with column names, a verdict from
- * the run's own figures in which lake-stream is the fresher, no escape codes, and nothing left
+ * the live table with the three reads side by side, the status table with column names, a verdict
+ * from the run's own figures in which lake-stream is the fresher, no escape codes, and nothing left
  * behind.
  */
 class SqlQuickstartITCase {
@@ -67,8 +67,10 @@ class SqlQuickstartITCase {
                 .contains(
                         "elapsed",
                         "written",
+                        "visible (Spark stream)",
                         "visible (Paimon alone)",
                         "p50/p99 lake-stream",
+                        "p50/p99 Spark stream",
                         "p50/p99 Paimon alone");
         // one live row every two seconds, each starting with its elapsed seconds
         List<String> liveRows =
@@ -78,10 +80,14 @@ class SqlQuickstartITCase {
         assertThat(liveRows).hasSizeGreaterThanOrEqualTo(5);
         assertThat(output).contains("partition", "bucket", "tiered_offset");
 
-        // both reads saw the new rows, and lake-stream saw them sooner, by the run's own figures
+        // every read saw the new rows, and lake-stream saw them sooner, by the run's own figures
         assertThat(figures.lakeStreamMillis).isNotEmpty();
         assertThat(figures.paimonMillis).isNotEmpty();
+        assertThat(figures.sparkMillis).isNotEmpty();
         assertThat(SqlQuickstart.percentile(figures.lakeStreamMillis, 50))
+                .isLessThan(SqlQuickstart.percentile(figures.paimonMillis, 50));
+        // Spark's stream of the same table reads the store too: fresher than Paimon alone
+        assertThat(SqlQuickstart.percentile(figures.sparkMillis, 50))
                 .isLessThan(SqlQuickstart.percentile(figures.paimonMillis, 50));
         assertThat(lines)
                 .anySatisfy(
@@ -89,6 +95,7 @@ class SqlQuickstartITCase {
                                 assertThat(l)
                                         .startsWith(
                                                 "Verdict: lake-stream made rows readable in p50")
+                                        .contains("Spark's stream: p50")
                                         .contains("Paimon alone in p50")
                                         .contains("fresher"));
 

@@ -18,7 +18,6 @@
 
 package io.lakestream.spark;
 
-import io.lakestream.spark.catalog.LakeStreamSparkCatalog;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.testutils.Await;
 
@@ -45,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,21 +70,10 @@ class FlinkSinkSparkReadITCase {
 
     @BeforeAll
     void start() {
-        spark =
-                SparkSession.builder()
-                        .master("local[2]")
-                        .appName("lake-stream-flink-then-spark")
-                        .config("spark.driver.host", "127.0.0.1")
-                        .config("spark.driver.bindAddress", "127.0.0.1")
-                        .config("spark.ui.enabled", "false")
-                        .config("spark.sql.shuffle.partitions", "2")
-                        .config("spark.sql.catalog.lake", LakeStreamSparkCatalog.class.getName())
-                        .config("spark.sql.catalog.lake.warehouse", warehouse.toUri().toString())
-                        .config(
-                                "spark.sql.catalog.lake.lake-stream.fluss.bootstrap.servers",
-                                SharedFlussCluster.bootstrapServers())
-                        .config("spark.sql.catalog.lake.lake-stream.store.database-prefix", prefix)
-                        .getOrCreate();
+        Map<String, String> options = new HashMap<>();
+        options.put("lake-stream.fluss.bootstrap.servers", SharedFlussCluster.bootstrapServers());
+        options.put("lake-stream.store.database-prefix", prefix);
+        spark = LocalSpark.start(2, warehouse.toUri().toString(), options);
     }
 
     @AfterAll

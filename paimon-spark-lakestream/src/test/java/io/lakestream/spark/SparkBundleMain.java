@@ -34,6 +34,7 @@ import org.apache.paimon.types.DataTypes;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -70,17 +71,10 @@ public final class SparkBundleMain {
                 writer.commit();
                 writer.write(GenericRow.of(2, BinaryString.fromString("uncommitted")));
                 SparkSession spark =
-                        SparkSession.builder()
-                                .master("local[1]")
-                                .config("spark.driver.host", "127.0.0.1")
-                                .config("spark.driver.bindAddress", "127.0.0.1")
-                                .config("spark.ui.enabled", "false")
-                                .config(
-                                        "spark.sql.catalog.lake",
-                                        "io.lakestream.spark.catalog.LakeStreamSparkCatalog")
-                                .config("spark.sql.catalog.lake.warehouse", warehouse)
-                                .config("spark.sql.catalog.lake.lake-stream.store", "memory")
-                                .getOrCreate();
+                        LocalSpark.start(
+                                1,
+                                warehouse,
+                                Collections.singletonMap("lake-stream.store", "memory"));
                 for (Row row : spark.sql("SELECT id, name FROM lake.db.t").collectAsList()) {
                     System.out.println("ROW " + row.getInt(0) + ":" + row.getString(1));
                 }

@@ -20,7 +20,6 @@ package io.lakestream.spark;
 
 import io.lakestream.embedded.LakeStreamTable;
 import io.lakestream.embedded.LakeStreamWriter;
-import io.lakestream.spark.catalog.LakeStreamSparkCatalog;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -98,18 +97,7 @@ public final class SparkReadBenchmark {
                         "Wrote %,d rows and %,d uncommitted updates in %.1f s%n",
                         rows, tail, (System.nanoTime() - start) / 1e9);
 
-                SparkSession.Builder builder =
-                        SparkSession.builder()
-                                .master("local[2]")
-                                .config("spark.driver.host", "127.0.0.1")
-                                .config("spark.driver.bindAddress", "127.0.0.1")
-                                .config("spark.ui.enabled", "false")
-                                .config(
-                                        "spark.sql.catalog.lake",
-                                        LakeStreamSparkCatalog.class.getName())
-                                .config("spark.sql.catalog.lake.warehouse", warehouse);
-                options.forEach((k, v) -> builder.config("spark.sql.catalog.lake." + k, v));
-                SparkSession spark = builder.getOrCreate();
+                SparkSession spark = LocalSpark.start(2, warehouse, options);
                 String query = "SELECT COUNT(name) FROM lake.db.bench";
                 List<Long> union = new ArrayList<>();
                 List<Long> lakeOnly = new ArrayList<>();

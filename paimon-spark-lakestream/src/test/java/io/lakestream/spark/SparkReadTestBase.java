@@ -93,18 +93,7 @@ abstract class SparkReadTestBase {
                 CatalogFactory.createCatalog(
                         CatalogContext.create(new Path(warehouse.toUri().toString())));
         catalog.createDatabase("db", true);
-        SparkSession.Builder builder =
-                SparkSession.builder()
-                        .master("local[2]")
-                        .appName("lake-stream-spark-read")
-                        .config("spark.driver.host", "127.0.0.1")
-                        .config("spark.driver.bindAddress", "127.0.0.1")
-                        .config("spark.ui.enabled", "false")
-                        .config("spark.sql.shuffle.partitions", "2")
-                        .config("spark.sql.catalog.lake", LakeStreamSparkCatalog.class.getName())
-                        .config("spark.sql.catalog.lake.warehouse", warehouse.toUri().toString());
-        lakeOptions.forEach((key, value) -> builder.config("spark.sql.catalog.lake." + key, value));
-        spark = builder.getOrCreate();
+        spark = LocalSpark.start(2, warehouse.toUri().toString(), lakeOptions);
     }
 
     @AfterAll

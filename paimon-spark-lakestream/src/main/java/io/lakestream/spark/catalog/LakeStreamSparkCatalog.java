@@ -29,6 +29,7 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.system.AuditLogTable;
 
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.connector.catalog.Identifier;
@@ -65,6 +66,23 @@ public class LakeStreamSparkCatalog implements TableCatalog, SupportsNamespaces 
     private String name;
     private Map<String, String> options;
     private Catalog catalog;
+
+    /**
+     * Registers a catalog {@code name} of this class on {@code builder}: the warehouse and the
+     * {@code lake-stream.*} options (the store and its connection, read options) as the catalog's
+     * {@code spark.sql.catalog.<name>.*} settings.
+     */
+    public static SparkSession.Builder register(
+            SparkSession.Builder builder,
+            String name,
+            String warehouse,
+            Map<String, String> options) {
+        String prefix = "spark.sql.catalog." + name;
+        builder.config(prefix, LakeStreamSparkCatalog.class.getName());
+        builder.config(prefix + ".warehouse", warehouse);
+        options.forEach((key, value) -> builder.config(prefix + "." + key, value));
+        return builder;
+    }
 
     @Override
     public void initialize(String name, CaseInsensitiveStringMap options) {
