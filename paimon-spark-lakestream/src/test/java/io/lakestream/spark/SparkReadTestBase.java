@@ -534,6 +534,49 @@ abstract class SparkReadTestBase {
     }
 
     @Test
+    void aReadCommittedStreamReturnsRecordsAtTheirCommitAndNoneOfAFencedTail() throws Exception {
+        Identifier id = create("isolated", null, null, new HashMap<>());
+        String committed = warehouse.resolve("checkpoint-committed").toUri().toString();
+        String uncommitted = warehouse.resolve("checkpoint-uncommitted").toUri().toString();
+        try (LakeStreamTable table = LakeStreamTable.open(catalog, id, lakeOptions)) {
+            try (LakeStreamWriter first = table.newWriter("writer-" + UUID.randomUUID())) {
+                first.write(row(1, "a"));
+                first.commit();
+                first.write(row(2, "b"));
+                first.commit();
+                // a tail that no commit will hold: the next writer fences it
+                first.write(row(3, "lost"));
+                first.flush();
+                assertThat(stream(readCommitted(), committed, new ArrayList<>()))
+                        .containsExactlyInAnyOrder("1 a", "2 b");
+            }
+            try (LakeStreamWriter second = table.newWriter("writer-" + UUID.randomUUID())) {
+                second.write(row(4, "d"));
+                second.flush();
+                // read-uncommitted, started after the fence: the new tail, never the fenced one
+                assertThat(
+                                stream(
+                                        spark.readStream().table("lake.db.isolated"),
+                                        uncommitted,
+                                        new ArrayList<>()))
+                        .containsExactlyInAnyOrder("1 a", "2 b", "4 d");
+                // read-committed: nothing new until the commit
+                assertThat(stream(readCommitted(), committed, new ArrayList<>())).isEmpty();
+                second.commit();
+                assertThat(stream(readCommitted(), committed, new ArrayList<>()))
+                        .containsExactly("4 d");
+                assertThat(paimonRead(id)).containsExactlyInAnyOrder("1:a", "2:b", "4:d");
+            }
+        }
+    }
+
+    private Dataset<Row> readCommitted() {
+        return spark.readStream()
+                .option("lake-stream.read.isolation", "read-committed")
+                .table("lake.db.isolated");
+    }
+
+    @Test
     void aStreamingReadThatCannotReturnEveryChangeIsRefusedNamingTheTable() throws Exception {
         create("keyed", "id", null, new HashMap<>());
         String checkpoint = warehouse.resolve("checkpoint-refused").toUri().toString();
