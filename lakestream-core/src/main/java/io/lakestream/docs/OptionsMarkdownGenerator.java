@@ -258,7 +258,8 @@ public final class OptionsMarkdownGenerator {
             return TimeUtils.formatWithHighestUnit((Duration) value);
         }
         if (value instanceof Enum) {
-            return ((Enum<?>) value).name();
+            // what Paimon's option parser matches: the constant's string form, not its name
+            return value.toString();
         }
         // Boolean, numbers and MemorySize ("64 mb") print as they are written
         return String.valueOf(value);
@@ -271,13 +272,23 @@ public final class OptionsMarkdownGenerator {
             return description;
         }
         String values =
-                Arrays.stream(enumClass.getEnumConstants())
-                        .map(constant -> code(((Enum<?>) constant).name()))
+                possibleValues(enumClass).stream()
+                        .map(OptionsMarkdownGenerator::code)
                         .collect(Collectors.joining(", "));
         return (description.isEmpty() ? "" : description + "<br><br>")
                 + "Possible values: "
                 + values
                 + ".";
+    }
+
+    /**
+     * The values of an enum option as a user writes them: each constant's string form, which is
+     * what Paimon's option parser compares a value with (ignoring case), not the constant's name.
+     */
+    static List<String> possibleValues(Class<?> enumClass) {
+        return Arrays.stream(enumClass.getEnumConstants())
+                .map(String::valueOf)
+                .collect(Collectors.toList());
     }
 
     /** The enum class of an enum option, else null. */

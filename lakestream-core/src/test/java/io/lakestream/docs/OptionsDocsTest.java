@@ -20,14 +20,21 @@ package io.lakestream.docs;
 
 import io.lakestream.LakeStreamOptions;
 
+import org.apache.paimon.options.ConfigOption;
+import org.apache.paimon.options.Options;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -56,6 +63,37 @@ class OptionsDocsTest {
                                 + "Regenerate it by running, from the repository root: %s",
                         REGENERATE_COMMAND)
                 .isEqualTo(generated);
+    }
+
+    /**
+     * Every value the page lists for an enum option is one that the option's own parser takes
+     * (Paimon's, which matches a constant's string form): a user who copies it from the page gets
+     * that value, not an error.
+     */
+    @Test
+    void everyListedEnumValueIsOneTheOptionsParserTakes() throws Exception {
+        String page = Files.readString(OPTIONS_PAGE, StandardCharsets.UTF_8);
+        int enumOptions = 0;
+        for (Field field : LakeStreamOptions.class.getFields()) {
+            if (!(field.getGenericType() instanceof ParameterizedType)
+                    || field.getType() != ConfigOption.class) {
+                continue;
+            }
+            Type valueType =
+                    ((ParameterizedType) field.getGenericType()).getActualTypeArguments()[0];
+            if (!(valueType instanceof Class) || !((Class<?>) valueType).isEnum()) {
+                continue;
+            }
+            enumOptions++;
+            @SuppressWarnings("unchecked")
+            ConfigOption<Object> option = (ConfigOption<Object>) field.get(null);
+            for (String value : OptionsMarkdownGenerator.possibleValues((Class<?>) valueType)) {
+                assertThat(page).contains("`" + value + "`");
+                Object parsed = Options.fromMap(Map.of(option.key(), value)).get(option);
+                assertThat(String.valueOf(parsed)).as(option.key()).isEqualTo(value);
+            }
+        }
+        assertThat(enumOptions).isPositive();
     }
 
     @Test
