@@ -21,6 +21,7 @@ package io.lakestream.spark.catalog;
 import io.lakestream.spark.source.LakeStreamSparkTable;
 
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.annotation.Experimental;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -61,6 +62,7 @@ import java.util.Map;
  * namespaces are Paimon's databases. Tables are read here; they are created, changed and written
  * through Paimon's or Flink's catalog.
  */
+@Experimental
 public class LakeStreamSparkCatalog implements TableCatalog, SupportsNamespaces {
 
     private String name;

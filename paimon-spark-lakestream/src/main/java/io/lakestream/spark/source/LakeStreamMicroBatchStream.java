@@ -36,6 +36,7 @@ import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.LakeStreamEnablement;
 import io.lakestream.table.StreamTableLookup;
 
+import org.apache.paimon.annotation.Experimental;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.predicate.Predicate;
@@ -79,6 +80,7 @@ import java.util.Set;
  * only up to the offsets of the latest snapshot: records of completed commits, never one a failover
  * rewrites.
  */
+@Experimental
 public class LakeStreamMicroBatchStream
         implements MicroBatchStream, SupportsAdmissionControl, SupportsTriggerAvailableNow {
 

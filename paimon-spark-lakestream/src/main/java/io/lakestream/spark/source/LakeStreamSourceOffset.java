@@ -21,6 +21,7 @@ package io.lakestream.spark.source;
 import io.lakestream.offsets.OffsetsFileFormat;
 import io.lakestream.offsets.StreamOffsets;
 
+import org.apache.paimon.annotation.Experimental;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.paimon.table.FileStoreTable;
@@ -47,6 +48,7 @@ import java.util.Base64;
  * OffsetsFileFormat}), or, for partitions whose names do not lead back to them, that format's
  * binary form in Base64. {@code snapshot} is -1 when the table had no snapshot at the start.
  */
+@Experimental
 public final class LakeStreamSourceOffset extends Offset {
 
     static final int VERSION = 1;

@@ -20,6 +20,7 @@ package io.lakestream.spark.source;
 
 import io.lakestream.spark.types.SparkTypes;
 
+import org.apache.paimon.annotation.Experimental;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.SpecialFields;
@@ -49,6 +50,7 @@ import java.util.Set;
  * first column, {@code rowkind}, holds each row's kind ({@code +I}, {@code -U}, {@code +U}, {@code
  * -D}), as Paimon's own audit log table does.
  */
+@Experimental
 public class LakeStreamSparkTable implements SupportsRead, SupportsWrite {
 
     /** The name of the row kind column of an {@code $audit_log}: Paimon's. */
