@@ -24,8 +24,13 @@ import org.apache.paimon.options.ConfigOptions;
 import org.apache.paimon.options.MemorySize;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The options of lake-stream mode. Every key starts with {@code lake-stream.}; the options of a
@@ -275,6 +280,56 @@ public final class LakeStreamOptions {
         copyLakeStreamOptions(tableOptions, merged);
         merged.remove(STORE_DATABASE_PREFIX.key());
         copyLakeStreamOptions(overrides, merged);
+        return merged;
+    }
+
+    /**
+     * The lake-stream options of one statement on a table of a catalog, in Flink's and Paimon's
+     * order: the table's own options, then the catalog's {@code lake-stream.*} options, then the
+     * statement's hints ({@code /*+ OPTIONS(...) *}{@code /}), which win. The options that choose
+     * the store (which store, {@link #STORE_DATABASE_PREFIX}, and the store's client options {@code
+     * lake-stream.<store>.*}) are the catalog's alone: a stream table belongs to one store, and a
+     * hint must not point one statement at another.
+     *
+     * @param tableOptions the table's stored options, without the hints
+     * @param hints the statement's options that differ from the table's stored ones
+     * @param refusal makes the error of a hint that names a store option; its message names the
+     *     options
+     * @throws RuntimeException from {@code refusal} when a hint sets a store option
+     */
+    public static <E extends RuntimeException> Map<String, String> forStatement(
+            Map<String, String> tableOptions,
+            Map<String, String> catalogOptions,
+            Map<String, String> hints,
+            Function<String, E> refusal) {
+        Map<String, String> merged = forTable(tableOptions, catalogOptions);
+        String store = merged.getOrDefault(STORE.key(), STORE.defaultValue());
+        List<String> refused = new ArrayList<>();
+        hints.forEach(
+                (key, value) -> {
+                    if (!key.startsWith(PREFIX)) {
+                        return;
+                    }
+                    if (key.equals(STORE.key())
+                            || key.equals(STORE_DATABASE_PREFIX.key())
+                            || key.startsWith(storeOptionsPrefix(store))) {
+                        refused.add(key);
+                    } else {
+                        merged.put(key, value);
+                    }
+                });
+        if (!refused.isEmpty()) {
+            Collections.sort(refused);
+            throw refusal.apply(
+                    String.format(
+                            "%s cannot be set by a statement (a hint or a read option): the "
+                                    + "options that choose the stream store are the catalog's. Set "
+                                    + "them on the catalog, or use another catalog for another "
+                                    + "store.",
+                            refused.stream()
+                                    .map(key -> "'" + key + "'")
+                                    .collect(Collectors.joining(", "))));
+        }
         return merged;
     }
 

@@ -423,6 +423,15 @@ abstract class SparkReadTestBase {
                 .anySatisfy(line -> assertThat(line).startsWith("id:int"));
         assertThatThrownBy(() -> spark.sql("CREATE TABLE lake.db.created (id INT)"))
                 .hasMessageContaining("lake-stream Spark catalog 'lake' reads tables");
+        // a read option may not point the read at another store
+        assertThatThrownBy(
+                        () ->
+                                spark.read()
+                                        .option("lake-stream.store.database-prefix", "elsewhere_")
+                                        .table("lake.db.listed")
+                                        .collectAsList())
+                .hasMessageContaining("Table db.listed: 'lake-stream.store.database-prefix'")
+                .hasMessageContaining("cannot be set by a statement");
         assertThatThrownBy(() -> spark.sql("INSERT INTO lake.db.listed VALUES (1, 'a')"))
                 .hasMessageContaining("Cannot write table db.listed from Spark")
                 .hasMessageContaining("Write it with Flink");

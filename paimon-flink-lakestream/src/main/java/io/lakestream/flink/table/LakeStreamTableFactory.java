@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -104,7 +104,7 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
         // Paimon's own source of the same table serves lookup joins: it reads committed data
         LookupTableSource committedLookup =
                 (LookupTableSource) super.createDynamicTableSource(context);
-        Map<String, String> storeOptions = storeOptions(table);
+        Map<String, String> storeOptions = storeOptions(context, table);
         return new LakeStreamTableSource(
                 context.getObjectIdentifier(),
                 table,
@@ -122,7 +122,7 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
         if (table == null) {
             return super.createDynamicTableSink(context);
         }
-        Map<String, String> storeOptions = storeOptions(table);
+        Map<String, String> storeOptions = storeOptions(context, table);
         return new LakeStreamTableSink(
                 context.getObjectIdentifier(),
                 table,
@@ -156,26 +156,35 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
      * version that took them) is read as before.
      */
     private static void refuseCredentialHints(Context context) {
+        CredentialOptions.refuse(
+                context.getObjectIdentifier().asSummaryString(),
+                new ArrayList<>(hints(context).keySet()),
+                "in a hint",
+                ValidationException::new);
+    }
+
+    /** The options of the table as the catalog stores it, without the statement's hints. */
+    private static Map<String, String> storedOptions(Context context) {
         CatalogTable origin = context.getCatalogTable().getOrigin();
         // a hinted table's origin carries the merged options too; its Paimon table has its own
-        Map<String, String> stored =
-                origin instanceof DataCatalogTable
-                        ? ((DataCatalogTable) origin).table().options()
-                        : Map.of();
-        List<String> hinted = new ArrayList<>();
+        return origin instanceof DataCatalogTable
+                ? ((DataCatalogTable) origin).table().options()
+                : Map.of();
+    }
+
+    /** The statement's hints: the options that differ from the table's stored ones. */
+    private static Map<String, String> hints(Context context) {
+        Map<String, String> stored = storedOptions(context);
+        Map<String, String> hints = new HashMap<>();
         context.getCatalogTable()
                 .getOptions()
                 .forEach(
                         (key, value) -> {
                             if (!value.equals(stored.get(key))) {
-                                hinted.add(key);
+                                hints.put(key, value);
                             }
                         });
-        CredentialOptions.refuse(
-                context.getObjectIdentifier().asSummaryString(),
-                hinted,
-                "in a hint",
-                ValidationException::new);
+        return hints;
     }
 
     /**
@@ -244,7 +253,18 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
         return table;
     }
 
-    private Map<String, String> storeOptions(FileStoreTable table) {
-        return LakeStreamOptions.forTable(table.options(), catalogOptions);
+    /**
+     * The lake-stream options of the statement: the table's, the catalog's over them, the hints
+     * over both; a hint that chooses the store is refused naming the table and the options.
+     */
+    private Map<String, String> storeOptions(Context context, FileStoreTable table) {
+        String name = context.getObjectIdentifier().asSummaryString();
+        return LakeStreamOptions.forStatement(
+                storedOptions(context),
+                catalogOptions,
+                hints(context),
+                message ->
+                        StatementErrors.rootOf(
+                                ValidationException::new, "Table " + name + ": " + message, null));
     }
 }

@@ -18,6 +18,7 @@
 
 package io.lakestream.spark.source;
 
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.spark.types.SparkTypes;
 
 import org.apache.paimon.annotation.Experimental;
@@ -132,13 +133,21 @@ public class LakeStreamSparkTable implements SupportsRead, SupportsWrite {
     }
 
     /**
-     * A scan with the catalog's options and, over them, the read's ({@code
-     * spark.read.option("lake-stream.read.isolation", "read-committed")}).
+     * A scan with the table's options, the catalog's over them, and the read's over both ({@code
+     * spark.read().option("lake-stream.read.isolation", "read-committed")}), as a Flink statement's
+     * hints; a read option that chooses the store is refused naming the table and the option.
      */
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap readOptions) {
-        Map<String, String> options = new HashMap<>(catalogOptions);
-        options.putAll(readOptions.asCaseSensitiveMap());
+        Map<String, String> options = new HashMap<>(readOptions.asCaseSensitiveMap());
+        options.putAll(
+                LakeStreamOptions.forStatement(
+                        table.options(),
+                        catalogOptions,
+                        readOptions.asCaseSensitiveMap(),
+                        message ->
+                                new IllegalArgumentException(
+                                        "Table " + identifier.getFullName() + ": " + message)));
         return new LakeStreamScanBuilder(identifier, table, options, schema, auditLog);
     }
 }

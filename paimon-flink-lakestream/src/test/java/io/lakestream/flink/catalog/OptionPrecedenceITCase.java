@@ -1,0 +1,95 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.flink.catalog;
+
+import io.lakestream.flink.testutils.SharedMiniCluster;
+import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.testutils.Await;
+
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A statement's hints win over the catalog's {@code lake-stream.*} options, which win over the
+ * table's, as in Flink and Paimon; a hint that would choose the store is refused.
+ */
+@ExtendWith({SharedStreamStore.class, SharedMiniCluster.class})
+class OptionPrecedenceITCase {
+
+    @TempDir static java.nio.file.Path warehouse;
+
+    @Test
+    void aHintWinsOverTheCatalogAndCannotChooseTheStore() throws Exception {
+        LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
+        StreamTableEnvironment writing = environments.streaming(Duration.ofHours(1));
+        writing.executeSql(
+                "CREATE TABLE lake.db.precedence (id INT, name STRING) WITH ('bucket' = '1', "
+                        + "'bucket-key' = 'id', 'lake-stream.enabled' = 'true')");
+        TableEnvironment batch = environments.batch();
+        batch.executeSql("INSERT INTO lake.db.precedence VALUES (1, 'committed')").await();
+        // a tail the running job checkpoints (and so commits) only after an hour
+        writing.executeSql(
+                "CREATE TEMPORARY TABLE idle (id INT) WITH ('connector' = 'datagen', "
+                        + "'rows-per-second' = '1', 'fields.id.min' = '0', 'fields.id.max' = '9')");
+        JobClient writer =
+                writing.executeSql(
+                                "INSERT INTO lake.db.precedence SELECT * FROM (VALUES (2, 'tail')) "
+                                        + "UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
+                        .getJobClient()
+                        .orElseThrow();
+        try {
+            Await.until(
+                    () -> LakeSqlEnvironments.count(batch, "lake.db.precedence") == 2,
+                    "the tail in the union read");
+            // a catalog that reads Paimon's snapshot alone, and a hint that says otherwise
+            batch.executeSql(
+                    environments.catalogDdl(
+                            "lake_only", ", 'lake-stream.read.lake-only' = 'true'"));
+            assertThat(LakeSqlEnvironments.count(batch, "lake_only.db.precedence")).isEqualTo(1);
+            assertThat(
+                            LakeSqlEnvironments.count(
+                                    batch,
+                                    "lake_only.db.precedence "
+                                            + "/*+ OPTIONS('lake-stream.read.lake-only' = 'false') */"))
+                    .isEqualTo(2);
+
+            assertThatThrownBy(
+                            () ->
+                                    LakeSqlEnvironments.count(
+                                            batch,
+                                            "lake.db.precedence /*+ OPTIONS("
+                                                    + "'lake-stream.store.database-prefix' = 'x') */"))
+                    .hasStackTraceContaining("Table lake.db.precedence: ")
+                    .hasStackTraceContaining(
+                            "'lake-stream.store.database-prefix' cannot be set by a statement");
+        } finally {
+            writer.cancel().get();
+        }
+    }
+}
