@@ -163,9 +163,33 @@ public final class ForeignCommits {
      *     snapshot cannot be followed exactly
      */
     public Followed follow(long nextSnapshotId, long untilSnapshotId) {
+        long next = reach(nextSnapshotId, untilSnapshotId);
+        SnapshotManager snapshots = table.snapshotManager();
+        List<Change> changes = new ArrayList<>();
+        for (long id = nextSnapshotId; id < next; id++) {
+            Snapshot snapshot = snapshots.snapshot(id);
+            if (!SnapshotOffsets.ownOffsetsFile(snapshot).isPresent()) {
+                changes.addAll(changesOf(snapshot));
+            }
+        }
+        return new Followed(changes, nextSnapshotId, next);
+    }
+
+    /**
+     * How far a look from {@code nextSnapshotId} goes (at most {@link #MAX_SNAPSHOTS_PER_LOOK}):
+     * the id after the last committed snapshot before a gap, without planning any of them. A read
+     * that records how far it will go and plans the range later ({@link #follow(long, long)}) asks
+     * this first.
+     *
+     * @throws NotFollowedException when the next snapshot to look at expired
+     */
+    public long reach(long nextSnapshotId) {
+        return reach(nextSnapshotId, nextSnapshotId + MAX_SNAPSHOTS_PER_LOOK);
+    }
+
+    private long reach(long nextSnapshotId, long untilSnapshotId) {
         SnapshotManager snapshots = table.snapshotManager();
         Long latest = snapshots.latestSnapshotId();
-        List<Change> changes = new ArrayList<>();
         long next = nextSnapshotId;
         while (latest != null && next <= latest && next < untilSnapshotId) {
             if (!snapshots.snapshotExists(next)) {
@@ -176,13 +200,9 @@ public final class ForeignCommits {
                 // not committed yet (an id taken but not written), or gone with a rollback
                 break;
             }
-            Snapshot snapshot = snapshots.snapshot(next);
-            if (!SnapshotOffsets.ownOffsetsFile(snapshot).isPresent()) {
-                changes.addAll(changesOf(snapshot));
-            }
             next++;
         }
-        return new Followed(changes, nextSnapshotId, next);
+        return next;
     }
 
     /** The splits of what {@code snapshot}, which names no offsets map, changed; see the class. */

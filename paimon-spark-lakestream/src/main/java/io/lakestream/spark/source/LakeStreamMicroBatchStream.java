@@ -309,7 +309,8 @@ public class LakeStreamMicroBatchStream
             Long latest = table.snapshotManager().latestSnapshotId();
             nextSnapshot = latest == null ? 1L : latest + 1;
         } else {
-            nextSnapshot = foreignCommits.follow(start.nextSnapshotId()).nextSnapshotId();
+            // how far, not what: planInputPartitions plans the other writers' snapshots once
+            nextSnapshot = foreignCommits.reach(start.nextSnapshotId());
         }
         return new LakeStreamSourceOffset(
                 start == null ? -1L : start.snapshotId(),

@@ -126,18 +126,18 @@ public final class LakeStreamSourceOffset extends Offset {
      *     version
      */
     static LakeStreamSourceOffset fromJson(String json, FileStoreTable table) {
+        JsonNode node = parse(json, table);
+        int version = node.path("version").asInt(-1);
+        if (version != VERSION) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "The streaming read of table %s cannot resume from offset %s of "
+                                    + "version %d: this version reads version %d. Start the "
+                                    + "query with a new checkpoint location.",
+                            table.fullName(), json, version, VERSION));
+        }
         OffsetsFileFormat format = OffsetsFileFormat.of(table);
         try {
-            JsonNode node = JsonSerdeUtil.OBJECT_MAPPER_INSTANCE.readTree(json);
-            int version = node.path("version").asInt(-1);
-            if (version != VERSION) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "The streaming read of table %s cannot resume from offset %s of "
-                                        + "version %d: this version reads version %d. Start the "
-                                        + "query with a new checkpoint location.",
-                                table.fullName(), json, version, VERSION));
-            }
             JsonNode log = node.get("log");
             byte[] encoded =
                     log.isTextual()
@@ -152,16 +152,24 @@ public final class LakeStreamSourceOffset extends Offset {
                     format.decode(encoded),
                     format);
         } catch (IOException | RuntimeException e) {
-            if (e instanceof IllegalArgumentException
-                    && e.getMessage() != null
-                    && e.getMessage().contains(table.fullName())) {
-                throw (IllegalArgumentException) e;
-            }
-            throw new IllegalArgumentException(
-                    String.format(
-                            "The streaming read of table %s cannot read its offset %s: %s",
-                            table.fullName(), json, e.getMessage()),
-                    e);
+            throw unreadable(json, table, e);
         }
+    }
+
+    private static JsonNode parse(String json, FileStoreTable table) {
+        try {
+            return JsonSerdeUtil.OBJECT_MAPPER_INSTANCE.readTree(json);
+        } catch (IOException e) {
+            throw unreadable(json, table, e);
+        }
+    }
+
+    private static IllegalArgumentException unreadable(
+            String json, FileStoreTable table, Exception cause) {
+        return new IllegalArgumentException(
+                String.format(
+                        "The streaming read of table %s cannot read its offset %s: %s",
+                        table.fullName(), json, cause.getMessage()),
+                cause);
     }
 }
