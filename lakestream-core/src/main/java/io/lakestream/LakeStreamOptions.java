@@ -247,6 +247,34 @@ public final class LakeStreamOptions {
                                     + "snapshot. Past it the read fails, naming the table and this "
                                     + "option: commit more often, or raise it.");
 
+    public static final ConfigOption<Long> LOOKUP_CACHE_MAX_ROWS =
+            ConfigOptions.key("lake-stream.lookup.cache.max-rows")
+                    .longType()
+                    .defaultValue(1_000_000L)
+                    .withDescription(
+                            "How many rows the lookup function of a primary-key table may hold in "
+                                    + "memory: the union of the table's latest snapshot and the "
+                                    + "stream store's records past it, which lets a lookup join "
+                                    + "find a row within a second of its write. A table with more "
+                                    + "rows than this is looked up as Paimon's own lookup does "
+                                    + "(its committed rows, cached on local disk and refreshed "
+                                    + "with Paimon's 'lookup.*' options), with a warning in the "
+                                    + "log and the metric 'lakeStreamLookupCommittedOnly' at 1; "
+                                    + "never with a partial cache. 0 always looks up as Paimon "
+                                    + "does.");
+
+    public static final ConfigOption<Duration> LOOKUP_REFRESH_INTERVAL =
+            ConfigOptions.key("lake-stream.lookup.refresh-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(100))
+                    .withDescription(
+                            "How often, at most, the lookup function of a primary-key table asks "
+                                    + "the stream store and Paimon for what was written since its "
+                                    + "last look; the look happens at the next lookup after the "
+                                    + "interval. A row written this long before a lookup, and "
+                                    + "readable in the store, is found by it ('read-uncommitted'); "
+                                    + "with 'read-committed', once a snapshot commits it.");
+
     /** The values of {@link #READ_ISOLATION}. */
     @Experimental
     public enum ReadIsolation {

@@ -37,6 +37,9 @@ public final class AbortedRanges {
 
     private final Map<PartitionBucket, NavigableMap<Long, Long>> rangesPerBucket = new HashMap<>();
 
+    /** How many added ranges covered offsets that no range covered before. */
+    private long widenings;
+
     public static AbortedRanges of(Collection<AbortedRange> ranges) {
         AbortedRanges result = new AbortedRanges();
         result.addAll(ranges);
@@ -54,6 +57,11 @@ public final class AbortedRanges {
                 rangesPerBucket.computeIfAbsent(range.partitionBucket(), k -> new TreeMap<>());
         long start = range.startOffset();
         long end = range.endOffset();
+        Map.Entry<Long, Long> covering = ranges.floorEntry(start);
+        if (covering != null && covering.getValue() >= end) {
+            return;
+        }
+        widenings++;
         // merge with a range that starts before and reaches into or touches this one
         Map.Entry<Long, Long> floor = ranges.floorEntry(start);
         if (floor != null && floor.getValue() >= start) {
@@ -68,6 +76,15 @@ public final class AbortedRanges {
             next = ranges.ceilingEntry(start);
         }
         ranges.put(start, end);
+    }
+
+    /**
+     * How many times an added range covered offsets that none covered before: a reader that kept
+     * records compares it before and after learning of new fences to know whether any may cover
+     * them.
+     */
+    public long widenings() {
+        return widenings;
     }
 
     /** Whether the record at {@code offset} of {@code partitionBucket} belongs to a fence. */

@@ -163,6 +163,39 @@ public final class BucketMerge {
         return rows.iterator();
     }
 
+    /**
+     * Merges the changes held into {@code rows}, a partition-bucket's merged rows by primary key:
+     * each changed key's row is merged with its changes as {@link #mergeLake} merges a lake row,
+     * and replaced by the result, or removed when the changes delete it. The changes are then
+     * dropped. A lookup cache that applies each store record once this way holds what a bounded
+     * read of the same offsets returns.
+     */
+    public void mergeInto(KeyedRows rows) {
+        for (Map.Entry<BinaryRow, List<InternalRow>> entry : changes.entrySet()) {
+            BinaryRow key = entry.getKey();
+            InternalRow merged = merge(key, rows.get(key), entry.getValue());
+            if (merged == null) {
+                rows.remove(key);
+            } else {
+                rows.put(key, merged);
+            }
+        }
+        changes.clear();
+        bufferedChanges = 0;
+    }
+
+    /** Merged rows by primary key, which {@link #mergeInto} updates. */
+    public interface KeyedRows {
+
+        /** The key's row, or null when there is none. */
+        @Nullable
+        InternalRow get(BinaryRow key);
+
+        void put(BinaryRow key, InternalRow row);
+
+        void remove(BinaryRow key);
+    }
+
     @Nullable
     private InternalRow merge(BinaryRow key, @Nullable InternalRow base, List<InternalRow> rows) {
         List<InternalRow> ordered = new ArrayList<>(rows.size() + 1);

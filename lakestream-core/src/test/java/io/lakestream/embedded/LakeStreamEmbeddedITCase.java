@@ -22,15 +22,13 @@ import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.protocol.WriterConflictException;
 import io.lakestream.table.LakeStreamRefusedException;
+import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.fs.Path;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
@@ -69,14 +67,8 @@ class LakeStreamEmbeddedITCase {
 
     @BeforeEach
     void setUp() throws Exception {
-        catalog =
-                CatalogFactory.createCatalog(
-                        CatalogContext.create(new Path(warehouse.toUri().toString())));
-        catalog.createDatabase("db", true);
-        options.put("lake-stream.store", "memory");
-        // a unique prefix: the memory store's tables live as long as the test JVM
-        options.put("lake-stream.store.database-prefix", "t" + UUID.randomUUID() + "_");
-        options.put("lake-stream.sink.writer-lease-timeout", "2 s");
+        catalog = LocalPaimonTables.catalog(warehouse);
+        options.putAll(LocalPaimonTables.memoryStoreOptions());
     }
 
     @AfterEach

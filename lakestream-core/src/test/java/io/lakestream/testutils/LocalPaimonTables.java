@@ -37,7 +37,10 @@ import org.apache.paimon.table.sink.StreamTableWrite;
 import org.apache.paimon.table.sink.TableCommitImpl;
 
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 /**
  * Real Paimon tables on a local warehouse for the unit tests of this module, and the two kinds of
@@ -48,13 +51,31 @@ public final class LocalPaimonTables {
 
     private LocalPaimonTables() {}
 
-    /** Creates table {@code db.<name>} with {@code schema} in a filesystem catalog. */
-    public static FileStoreTable create(java.nio.file.Path warehouse, String name, Schema schema)
-            throws Exception {
+    /** A filesystem catalog of {@code warehouse}, with database {@code db}. */
+    public static Catalog catalog(java.nio.file.Path warehouse) throws Exception {
         Catalog catalog =
                 CatalogFactory.createCatalog(
                         CatalogContext.create(new Path(warehouse.toUri().toString())));
         catalog.createDatabase("db", true);
+        return catalog;
+    }
+
+    /**
+     * Lake-stream options of the {@code memory} store with a database prefix of their own (the
+     * memory store's tables live as long as the test JVM) and a short writer lease.
+     */
+    public static Map<String, String> memoryStoreOptions() {
+        Map<String, String> options = new HashMap<>();
+        options.put("lake-stream.store", "memory");
+        options.put("lake-stream.store.database-prefix", "t" + UUID.randomUUID() + "_");
+        options.put("lake-stream.sink.writer-lease-timeout", "2 s");
+        return options;
+    }
+
+    /** Creates table {@code db.<name>} with {@code schema} in a filesystem catalog. */
+    public static FileStoreTable create(java.nio.file.Path warehouse, String name, Schema schema)
+            throws Exception {
+        Catalog catalog = catalog(warehouse);
         Identifier identifier = Identifier.create("db", name);
         catalog.createTable(identifier, schema, false);
         return (FileStoreTable) catalog.getTable(identifier);

@@ -18,6 +18,8 @@
 
 package io.lakestream.flink.table;
 
+import io.lakestream.flink.lookup.CommittedLookup;
+import io.lakestream.flink.lookup.LakeStreamLookupFunction;
 import io.lakestream.flink.source.LakeStreamChangelog;
 import io.lakestream.flink.source.LakeStreamSource;
 import io.lakestream.store.StreamTable;
@@ -45,6 +47,7 @@ import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsAggregatePushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.lookup.LookupFunctionProvider;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.expressions.AggregateExpression;
 import org.apache.flink.table.expressions.ResolvedExpression;
@@ -67,7 +70,8 @@ import java.util.function.Supplier;
  * skipping) and are applied again by the planner, except, in batch, those on partition columns
  * alone, which the source applies exactly (as Paimon's source does); top-level projections are
  * pushed down. A batch {@code COUNT(*)} of an append table is answered from metadata, as Paimon
- * answers it. Lookup joins go to Paimon's own source of the table, which reads committed data.
+ * answers it. Lookup joins of a primary-key table see the store's records (see {@link
+ * #getLookupRuntimeProvider}).
  */
 @Internal
 public class LakeStreamTableSource
@@ -96,8 +100,8 @@ public class LakeStreamTableSource
     @Nullable private Long countPushed;
 
     /**
-     * Paimon's own source of the table, which serves lookup joins from committed data. It gets the
-     * same projection and filters as this source.
+     * Paimon's own source of the table: the lookup of append tables, and of tables too large for
+     * the lake-stream lookup cache. It gets the same projection and filters as this source.
      */
     private final LookupTableSource committedLookup;
 
@@ -234,13 +238,47 @@ public class LakeStreamTableSource
     }
 
     /**
-     * A lookup join reads what Paimon's own lookup reads: the committed data of the latest
-     * snapshot, refreshed as Paimon refreshes it ({@code lookup.*} options). The store's
-     * uncommitted records are not looked up.
+     * A lookup join of a primary-key table finds rows within a second of their write: the union of
+     * the latest snapshot and the store's records past it, merged with the table's merge engine
+     * ({@link LakeStreamLookupFunction}). An append table, and a key with nested fields, are looked
+     * up as Paimon's own lookup looks them up: committed rows, refreshed with Paimon's {@code
+     * lookup.*} options.
      */
     @Override
     public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
-        return committedLookup.getLookupRuntimeProvider(context);
+        if (table.primaryKeys().isEmpty()) {
+            return committedLookup.getLookupRuntimeProvider(context);
+        }
+        List<String> fieldNames = table.rowType().getFieldNames();
+        List<String> joinKeys = new ArrayList<>();
+        for (int[] key : context.getKeys()) {
+            if (key.length != 1) {
+                return committedLookup.getLookupRuntimeProvider(context);
+            }
+            joinKeys.add(fieldNames.get(projection == null ? key[0] : projection[key[0]]));
+        }
+        CommittedLookup committed;
+        try {
+            committed = CommittedLookup.of(committedLookup.getLookupRuntimeProvider(context));
+        } catch (RuntimeException e) {
+            // Paimon refuses to look up some tables (partial-update or aggregation without a
+            // changelog producer: its lookup follows snapshots with a streaming read); the
+            // lake-stream cache loads them whole and can, but has nothing to fall back to
+            committed = CommittedLookup.refused(e.getMessage());
+        }
+        LakeStreamLookupFunction.Builder builder =
+                LakeStreamLookupFunction.builder()
+                        .setTable(table)
+                        .setOptions(storeOptions)
+                        .setFilter(filter)
+                        .setProjection(projection)
+                        .setJoinKeys(joinKeys)
+                        .setCommittedLookup(committed);
+        StreamTable known = streamTable.get();
+        if (known != null) {
+            builder.setStreamTable(known);
+        }
+        return LookupFunctionProvider.of(builder.build());
     }
 
     @Override
