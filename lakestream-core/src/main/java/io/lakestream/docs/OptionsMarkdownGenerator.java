@@ -49,28 +49,31 @@ import java.util.stream.Collectors;
  * the options page of the documentation is generated from the code and cannot drift from it.
  *
  * <p>Every {@code public static final ConfigOption} field of a class becomes a row (Key, Default,
- * Type, Description), sorted by key. Fields annotated with {@link
- * Documentation.ExcludeFromDocumentation} are left out and {@link Documentation.OverrideDefault}
- * replaces the shown default, as in Flink's own option tables. The type is taken from the field's
- * declared type argument, because {@link ConfigOption} does not expose its value class publicly.
+ * Type, Set on, Description), sorted by key; "Set on" says where a user may give the option ({@link
+ * OptionPlacement}). Fields annotated with {@link Documentation.ExcludeFromDocumentation} are left
+ * out and {@link Documentation.OverrideDefault} replaces the shown default, as in Flink's own
+ * option tables. The type is taken from the field's declared type argument, because {@link
+ * ConfigOption} does not expose its value class publicly.
  *
- * <p>The generated text lives in a hand-written page between {@link #START_MARKER} and {@link
- * #END_MARKER}; {@link #main} rewrites only that part of the page.
+ * <p>Each class's table lives in a hand-written page between the class's own markers ({@link
+ * #startMarker} and {@link #endMarker}), so that a module can write the table of its options class
+ * without the classes of the modules that depend on it, and the page keeps the text around the
+ * tables; {@link #main} rewrites only those parts of the page.
  */
 public final class OptionsMarkdownGenerator {
 
-    public static final String START_MARKER = "<!-- generated options start -->";
-    public static final String END_MARKER = "<!-- generated options end -->";
+    private static final String START_MARKER = "<!-- generated options start: %s -->";
+    private static final String END_MARKER = "<!-- generated options end: %s -->";
 
     private static final String NO_DEFAULT = "(none)";
 
     private OptionsMarkdownGenerator() {}
 
     /**
-     * Writes the options of the given classes into the Markdown page {@code args[0]}, between the
-     * markers, leaving the rest of the page as it is; a page that does not exist yet is created
-     * with the generated section only. The classes are given by name in {@code args[1..]}; without
-     * any, the options of this module ({@link LakeStreamOptions}) are written.
+     * Writes the options of each given class into the Markdown page {@code args[0]}, between the
+     * class's markers, leaving the rest of the page as it is; a page that does not exist yet is
+     * created with the generated sections only. The classes are given by name in {@code args[1..]};
+     * without any, the options of this module ({@link LakeStreamOptions}) are written.
      */
     public static void main(String[] args) throws IOException, ClassNotFoundException {
         if (args.length < 1) {
@@ -90,11 +93,21 @@ public final class OptionsMarkdownGenerator {
                 classes.add(Class.forName(className, true, classLoader));
             }
         }
-        String section = generate(classes);
-        String content =
-                Files.exists(page)
-                        ? replaceSection(Files.readString(page, StandardCharsets.UTF_8), section)
-                        : START_MARKER + "\n\n" + section + "\n\n" + END_MARKER + "\n";
+        String content = Files.exists(page) ? Files.readString(page, StandardCharsets.UTF_8) : "";
+        for (Class<?> optionsClass : classes) {
+            String table = generate(optionsClass);
+            content =
+                    content.contains(startMarker(optionsClass))
+                            ? replaceSection(content, optionsClass, table)
+                            : content
+                                    + (content.isEmpty() ? "" : "\n")
+                                    + startMarker(optionsClass)
+                                    + "\n\n"
+                                    + table
+                                    + "\n\n"
+                                    + endMarker(optionsClass)
+                                    + "\n";
+        }
         Files.writeString(page, content, StandardCharsets.UTF_8);
         System.out.println(
                 "Wrote the options of "
@@ -104,27 +117,34 @@ public final class OptionsMarkdownGenerator {
     }
 
     /**
-     * The Markdown of the options of {@code optionsClasses}: per class, in the given order, a
-     * heading with the class's simple name and a table of its options sorted by key.
+     * The Markdown of the options of {@code optionsClass}: a heading with the class's simple name
+     * and a table of its options sorted by key.
      *
-     * @throws IllegalArgumentException when a class declares no documented option, which is almost
-     *     always a wrong class name
+     * @throws IllegalArgumentException when the class declares no documented option, which is
+     *     almost always a wrong class name
      */
-    public static String generate(List<Class<?>> optionsClasses) {
-        List<String> tables = new ArrayList<>(optionsClasses.size());
-        for (Class<?> optionsClass : optionsClasses) {
-            tables.add(table(optionsClass));
-        }
-        return String.join("\n\n", tables);
+    public static String generate(Class<?> optionsClass) {
+        return table(optionsClass);
+    }
+
+    /** The line that starts the generated table of {@code optionsClass} in a page. */
+    public static String startMarker(Class<?> optionsClass) {
+        return String.format(START_MARKER, optionsClass.getSimpleName());
+    }
+
+    /** The line that ends the generated table of {@code optionsClass} in a page. */
+    public static String endMarker(Class<?> optionsClass) {
+        return String.format(END_MARKER, optionsClass.getSimpleName());
     }
 
     /**
-     * Returns {@code page} with the text between the markers replaced by {@code section}.
+     * Returns {@code page} with the text between the markers of {@code optionsClass} replaced by
+     * {@code section}.
      *
      * @throws IllegalArgumentException when the page lacks the markers
      */
-    public static String replaceSection(String page, String section) {
-        int[] bounds = sectionBounds(page);
+    public static String replaceSection(String page, Class<?> optionsClass, String section) {
+        int[] bounds = sectionBounds(page, optionsClass);
         return page.substring(0, bounds[0])
                 + "\n\n"
                 + section.strip()
@@ -133,27 +153,30 @@ public final class OptionsMarkdownGenerator {
     }
 
     /**
-     * The text between the markers of {@code page}, without surrounding blank lines.
+     * The text between the markers of {@code optionsClass} in {@code page}, without surrounding
+     * blank lines.
      *
      * @throws IllegalArgumentException when the page lacks the markers
      */
-    public static String extractSection(String page) {
-        int[] bounds = sectionBounds(page);
+    public static String extractSection(String page, Class<?> optionsClass) {
+        int[] bounds = sectionBounds(page, optionsClass);
         return page.substring(bounds[0], bounds[1]).strip();
     }
 
-    /** The start (after the start marker) and end (at the end marker) of the generated text. */
-    private static int[] sectionBounds(String page) {
-        int start = page.indexOf(START_MARKER);
-        int end = start < 0 ? -1 : page.indexOf(END_MARKER, start);
+    /** The start (after the start marker) and end (at the end marker) of a class's table. */
+    private static int[] sectionBounds(String page, Class<?> optionsClass) {
+        String startMarker = startMarker(optionsClass);
+        String endMarker = endMarker(optionsClass);
+        int start = page.indexOf(startMarker);
+        int end = start < 0 ? -1 : page.indexOf(endMarker, start);
         if (start < 0 || end < 0) {
             throw new IllegalArgumentException(
                     String.format(
-                            "The page has no generated options section: it needs a line '%s' "
+                            "The page has no generated section of %s: it needs a line '%s' "
                                     + "followed by a line '%s'.",
-                            START_MARKER, END_MARKER));
+                            optionsClass.getName(), startMarker, endMarker));
         }
-        return new int[] {start + START_MARKER.length(), end};
+        return new int[] {start + startMarker.length(), end};
     }
 
     private static String table(Class<?> optionsClass) {
@@ -165,8 +188,8 @@ public final class OptionsMarkdownGenerator {
         }
         StringBuilder table = new StringBuilder();
         table.append("### ").append(optionsClass.getSimpleName()).append("\n\n");
-        table.append("| Key | Default | Type | Description |\n");
-        table.append("| --- | --- | --- | --- |");
+        table.append("| Key | Default | Type | Set on | Description |\n");
+        table.append("| --- | --- | --- | --- | --- |");
         for (OptionField option : options) {
             table.append("\n| ")
                     .append(cell(code(option.option.key())))
@@ -174,6 +197,8 @@ public final class OptionsMarkdownGenerator {
                     .append(cell(defaultOf(option)))
                     .append(" | ")
                     .append(cell(typeName(option.valueType, option.field)))
+                    .append(" | ")
+                    .append(cell(OptionPlacement.of(option.option.key())))
                     .append(" | ")
                     .append(cell(descriptionOf(option)))
                     .append(" |");

@@ -32,7 +32,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,39 +47,63 @@ class OptionsMarkdownGeneratorTest {
                         "\n",
                         "### SampleOptions",
                         "",
-                        "| Key | Default | Type | Description |",
-                        "| --- | --- | --- | --- |",
-                        "| `sample.buffer` | `64 mb` | MemorySize | Buffer size. |",
-                        "| `sample.empty-prefix` | `\"\"` | String | Prefix, empty by default. |",
-                        "| `sample.labels` | `team:lake` | Map | Labels. |",
-                        "| `sample.mode` | `FAST` | Enum | Either a \\| b.<br><br>"
+                        "| Key | Default | Type | Set on | Description |",
+                        "| --- | --- | --- | --- | --- |",
+                        "| `sample.buffer` | `64 mb` | MemorySize |  | Buffer size. |",
+                        "| `sample.empty-prefix` | `\"\"` | String |  | Prefix, empty by default. |",
+                        "| `sample.labels` | `team:lake` | Map |  | Labels. |",
+                        "| `sample.mode` | `FAST` | Enum |  | Either a \\| b.<br><br>"
                                 + "Possible values: `FAST`, `SAFE`. |",
-                        "| `sample.overridden` | `the core count` | Integer | Threads. |",
-                        "| `sample.parallelism` | `4` | Integer | Parallelism. |",
-                        "| `sample.size` | (none) | Long | Use `x\\|y` for "
+                        "| `sample.overridden` | `the core count` | Integer |  | Threads. |",
+                        "| `sample.parallelism` | `4` | Integer |  | Parallelism. |",
+                        "| `sample.size` | (none) | Long |  | Use `x\\|y` for "
                                 + "'&lt;store&gt;'.<br>Second line. |",
-                        "| `sample.timeout` | `2 min` | Duration | Timeout. |",
-                        "| `sample.wait` | `1500 ms` | Duration | Wait. |");
+                        "| `sample.timeout` | `2 min` | Duration |  | Timeout. |",
+                        "| `sample.wait` | `1500 ms` | Duration |  | Wait. |");
 
-        assertThat(OptionsMarkdownGenerator.generate(List.of(SampleOptions.class)))
-                .isEqualTo(expected);
+        assertThat(OptionsMarkdownGenerator.generate(SampleOptions.class)).isEqualTo(expected);
     }
 
     @Test
-    void rendersOneTablePerClassInTheGivenOrder() {
-        String generated =
-                OptionsMarkdownGenerator.generate(List.of(OtherOptions.class, SampleOptions.class));
+    void saysWhereEachLakeStreamOptionMayBeSet() {
+        String generated = OptionsMarkdownGenerator.generate(PlacedOptions.class);
 
-        assertThat(generated).startsWith("### OtherOptions\n");
-        assertThat(generated).contains("\n\n### SampleOptions\n");
-        assertThat(generated.indexOf("`other.flag`"))
-                .isLessThan(generated.indexOf("### SampleOptions"));
-        assertThat(generated).contains("| `other.flag` | `true` | Boolean |  |");
+        assertThat(generated)
+                .contains("| `lake-stream.enabled` | `false` | Boolean | table |")
+                .contains("| `lake-stream.store` | `\"memory\"` | String | catalog |")
+                .contains("| `lake-stream.store.database-prefix` | (none) | String | catalog |")
+                .contains("| `lake-stream.memory.other` | (none) | String | catalog |")
+                .contains(
+                        "| `lake-stream.read.other` | (none) | String | catalog, table, statement |");
+    }
+
+    @Test
+    void eachClassHasASectionOfItsOwn(@TempDir Path dir) throws Exception {
+        Path page = dir.resolve("options.md");
+        Files.writeString(
+                page,
+                "Intro.\n\n"
+                        + section(OtherOptions.class, "stale other")
+                        + "\n\nBetween.\n\n"
+                        + section(SampleOptions.class, "stale sample")
+                        + "\n",
+                StandardCharsets.UTF_8);
+
+        OptionsMarkdownGenerator.main(new String[] {page.toString(), OtherOptions.class.getName()});
+
+        String written = Files.readString(page, StandardCharsets.UTF_8);
+        assertThat(written)
+                .startsWith("Intro.\n\n")
+                .doesNotContain("stale other")
+                .contains("stale sample", "Between.");
+        assertThat(OptionsMarkdownGenerator.extractSection(written, OtherOptions.class))
+                .isEqualTo(OptionsMarkdownGenerator.generate(OtherOptions.class))
+                .contains("| `other.flag` | `true` | Boolean |  |  |");
     }
 
     @Test
     void classWithoutOptionsIsRefused() {
-        assertThatThrownBy(() -> OptionsMarkdownGenerator.generate(List.of(String.class)))
+        assertThatThrownBy(() -> OptionsMarkdownGenerator.generate(String.class))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("java.lang.String");
     }
@@ -89,49 +112,27 @@ class OptionsMarkdownGeneratorTest {
     void sectionIsReplacedBetweenTheMarkersOnly() {
         String page =
                 "# Title\n\nIntro.\n\n"
-                        + OptionsMarkdownGenerator.START_MARKER
-                        + "\nold table\n"
-                        + OptionsMarkdownGenerator.END_MARKER
+                        + section(SampleOptions.class, "old table")
                         + "\n\nTrailer.\n";
 
-        String replaced = OptionsMarkdownGenerator.replaceSection(page, "new table\n");
+        String replaced =
+                OptionsMarkdownGenerator.replaceSection(page, SampleOptions.class, "new table\n");
 
         assertThat(replaced)
                 .isEqualTo(
                         "# Title\n\nIntro.\n\n"
-                                + OptionsMarkdownGenerator.START_MARKER
-                                + "\n\nnew table\n\n"
-                                + OptionsMarkdownGenerator.END_MARKER
+                                + section(SampleOptions.class, "\nnew table\n")
                                 + "\n\nTrailer.\n");
-        assertThat(OptionsMarkdownGenerator.extractSection(replaced)).isEqualTo("new table");
+        assertThat(OptionsMarkdownGenerator.extractSection(replaced, SampleOptions.class))
+                .isEqualTo("new table");
     }
 
     @Test
     void pageWithoutMarkersIsRefusedNamingTheMarkers() {
-        assertThatThrownBy(() -> OptionsMarkdownGenerator.extractSection("# Title\n"))
+        assertThatThrownBy(() -> OptionsMarkdownGenerator.extractSection("# Title\n", Mode.class))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(OptionsMarkdownGenerator.START_MARKER)
-                .hasMessageContaining(OptionsMarkdownGenerator.END_MARKER);
-    }
-
-    @Test
-    void mainRewritesTheSectionOfAnExistingPageAndKeepsTheRest(@TempDir Path dir) throws Exception {
-        Path page = dir.resolve("options.md");
-        Files.writeString(
-                page,
-                "Intro.\n\n"
-                        + OptionsMarkdownGenerator.START_MARKER
-                        + "\nstale\n"
-                        + OptionsMarkdownGenerator.END_MARKER
-                        + "\n",
-                StandardCharsets.UTF_8);
-
-        OptionsMarkdownGenerator.main(new String[] {page.toString(), OtherOptions.class.getName()});
-
-        String written = Files.readString(page, StandardCharsets.UTF_8);
-        assertThat(written).startsWith("Intro.\n\n").doesNotContain("stale");
-        assertThat(OptionsMarkdownGenerator.extractSection(written))
-                .isEqualTo(OptionsMarkdownGenerator.generate(List.of(OtherOptions.class)));
+                .hasMessageContaining(OptionsMarkdownGenerator.startMarker(Mode.class))
+                .hasMessageContaining(OptionsMarkdownGenerator.endMarker(Mode.class));
     }
 
     @Test
@@ -142,8 +143,17 @@ class OptionsMarkdownGeneratorTest {
 
         assertThat(
                         OptionsMarkdownGenerator.extractSection(
-                                Files.readString(page, StandardCharsets.UTF_8)))
-                .isEqualTo(OptionsMarkdownGenerator.generate(List.of(OtherOptions.class)));
+                                Files.readString(page, StandardCharsets.UTF_8), OtherOptions.class))
+                .isEqualTo(OptionsMarkdownGenerator.generate(OtherOptions.class));
+    }
+
+    /** A page's generated section of {@code optionsClass} holding {@code body}. */
+    private static String section(Class<?> optionsClass, String body) {
+        return OptionsMarkdownGenerator.startMarker(optionsClass)
+                + "\n"
+                + body
+                + "\n"
+                + OptionsMarkdownGenerator.endMarker(optionsClass);
     }
 
     /** Options of every kind the generator renders, declared out of key order. */
@@ -224,6 +234,22 @@ class OptionsMarkdownGeneratorTest {
     public static final class OtherOptions {
         public static final ConfigOption<Boolean> FLAG =
                 ConfigOptions.key("other.flag").booleanType().defaultValue(true);
+    }
+
+    /** Lake-stream options of each place a user may set one. */
+    public static final class PlacedOptions {
+        public static final ConfigOption<Boolean> ENABLED =
+                ConfigOptions.key("lake-stream.enabled").booleanType().defaultValue(false);
+        public static final ConfigOption<String> STORE =
+                ConfigOptions.key("lake-stream.store").stringType().defaultValue("memory");
+        public static final ConfigOption<String> PREFIX =
+                ConfigOptions.key("lake-stream.store.database-prefix")
+                        .stringType()
+                        .noDefaultValue();
+        public static final ConfigOption<String> MEMORY =
+                ConfigOptions.key("lake-stream.memory.other").stringType().noDefaultValue();
+        public static final ConfigOption<String> READ =
+                ConfigOptions.key("lake-stream.read.other").stringType().noDefaultValue();
     }
 
     /** The values of {@link SampleOptions#MODE}. */

@@ -80,6 +80,11 @@ class DeployGuideE2ECase {
     private static final String JOB_ID = "<job id>";
     private static final String SAVEPOINT = "<savepoint path>";
 
+    /** The placeholders of the page's Flink settings for the checkpoint and savepoint directory. */
+    private static final String CHECKPOINTS_DIR = "file:///path/to/checkpoints";
+
+    private static final String SAVEPOINTS_DIR = "file:///path/to/savepoints";
+
     /** What the page's walkthrough writes: two committed rows, then datagen's ids from 1000. */
     private static final List<Long> HISTORY_IDS = List.of(1L, 2L);
 
@@ -90,11 +95,30 @@ class DeployGuideE2ECase {
     private static String page;
     private static LakeStreamScenario scenario;
 
+    /** The directory the page's savepoint setting points at, in place of its placeholder. */
+    private static Path savepointsDir;
+
     @BeforeAll
     static void startClusters() throws Exception {
         page = Files.readString(docsPath(), StandardCharsets.UTF_8);
         // the Flink cluster runs with the settings the page gives
         Map<String, String> flinkSettings = yaml(block("yaml", "execution.checkpointing"));
+        // the upgrade steps stop with a savepoint and restore: the page sets both directories
+        assertThat(flinkSettings)
+                .containsEntry("execution.checkpointing.dir", CHECKPOINTS_DIR)
+                .containsEntry("execution.checkpointing.savepoint-dir", SAVEPOINTS_DIR);
+        Path stateDir =
+                Files.createTempDirectory(
+                        Files.createDirectories(
+                                Paths.get(System.getProperty("basedir", "."), "target", "e2e")),
+                        "deploy-guide-state-");
+        savepointsDir = stateDir.resolve("savepoints");
+        flinkSettings.replaceAll(
+                (key, value) ->
+                        value.replace(
+                                        CHECKPOINTS_DIR,
+                                        stateDir.resolve("checkpoints").toUri().toString())
+                                .replace(SAVEPOINTS_DIR, savepointsDir.toUri().toString()));
         scenario = LakeStreamScenario.start("deploy-guide", 3, 2, flinkSettings);
         scenario.log("Flink settings from the page: %s", flinkSettings.keySet());
     }
@@ -320,7 +344,11 @@ class DeployGuideE2ECase {
         List<Map<String, String>> rows = table(output, "savepoint path");
         assertThat(rows).as("the savepoint path the client printed: %s", output).hasSize(1);
         String savepoint = rows.get(0).get("savepoint path");
-        assertThat(savepoint).doesNotEndWith("...").contains("savepoint-");
+        assertThat(savepoint)
+                .doesNotEndWith("...")
+                .contains("savepoint-")
+                .as("a savepoint in the page's savepoint directory")
+                .contains(savepointsDir.toAbsolutePath().toString());
         FlinkProcessCluster flink = scenario.flink();
         String state =
                 Await.poll(

@@ -83,13 +83,15 @@ public final class FlussStreamStore implements StreamStore {
     private static final Logger LOG = LoggerFactory.getLogger(FlussStreamStore.class);
 
     /** The store's default of Fluss's {@code client.writer.batch-timeout} (Fluss: 100 ms). */
-    static final Duration DEFAULT_WRITER_BATCH_TIMEOUT = Duration.ofMillis(10);
+    static final Duration DEFAULT_WRITER_BATCH_TIMEOUT =
+            FlussStoreOptions.CLIENT_WRITER_BATCH_TIMEOUT.defaultValue();
 
     /**
      * The store's default of Fluss's {@code client.scanner.log.fetch.wait-max-time} (Fluss: 500
      * ms).
      */
-    static final Duration DEFAULT_FETCH_WAIT_MAX_TIME = Duration.ofMillis(100);
+    static final Duration DEFAULT_FETCH_WAIT_MAX_TIME =
+            FlussStoreOptions.CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME.defaultValue();
 
     private final Configuration clientConf;
     private final Duration writeTimeout;
