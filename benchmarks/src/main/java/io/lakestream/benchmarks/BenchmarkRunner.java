@@ -46,6 +46,7 @@ public final class BenchmarkRunner {
         List<Scenario> scenarios =
                 Arrays.asList(
                         new FreshnessScenario(),
+                        new LookupFreshnessScenario(),
                         new InsertScenario(),
                         new TailScanScenario(),
                         new PartitionsScenario());

@@ -70,6 +70,16 @@ final class Sessions {
 
     /** A streaming table environment; without checkpoints when {@code interval} is null. */
     StreamTableEnvironment streaming(Duration interval) {
+        return tables(streamingEnvironment(interval));
+    }
+
+    /** A table environment with the catalogs over {@code env}. */
+    StreamTableEnvironment tables(StreamExecutionEnvironment env) {
+        return withCatalogs(StreamTableEnvironment.create(env));
+    }
+
+    /** A streaming environment; without checkpoints when {@code interval} is null. */
+    StreamExecutionEnvironment streamingEnvironment(Duration interval) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         // Flink's 'execution.buffer-timeout' (100 ms unless set): how long a network buffer
@@ -84,7 +94,7 @@ final class Sessions {
             // minimum pause is as long: this way every checkpoint is a whole interval apart
             env.getCheckpointConfig().setMinPauseBetweenCheckpoints(interval.toMillis());
         }
-        return withCatalogs(StreamTableEnvironment.create(env));
+        return env;
     }
 
     private <T extends TableEnvironment> T withCatalogs(T tEnv) {
