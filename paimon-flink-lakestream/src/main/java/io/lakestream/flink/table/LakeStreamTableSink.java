@@ -31,16 +31,23 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
+import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelDelete;
+import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelUpdate;
 import org.apache.flink.table.data.RowData;
 
+import javax.annotation.Nullable;
+
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -48,6 +55,15 @@ import java.util.function.Supplier;
  * {@code INSERT INTO} a table in lake-stream mode: the dual-write sink. An append table takes
  * inserts; a primary-key table takes upserts and deletes, and update-before rows too when its merge
  * engine retracts (aggregation and partial-update), as Paimon's own sink does.
+ *
+ * <p>{@code DELETE FROM} and {@code UPDATE} (batch) are row-level, as Paimon's sink takes them
+ * where it does not push a delete down: the planner reads the rows the statement changes (through
+ * the union read, so an uncommitted change is deleted or updated too) and this sink writes their
+ * deletes and updates to the stream store and Paimon like any other change, so that a streaming
+ * reader of the table receives them in order. Paimon's own rules decide which tables take which
+ * statement (primary-key tables; per merge engine) and its refusals are the statement's errors. A
+ * delete of every row or of whole partitions is written row by row too, never as Paimon's truncate
+ * or partition drop, which streaming readers would pass over.
  *
  * <p>{@code INSERT OVERWRITE} (batch only, as in Paimon) is Paimon's own overwrite and writes
  * nothing to the stream store, as Paimon's log system did: an overwrite replaces partitions
@@ -57,7 +73,11 @@ import java.util.function.Supplier;
  */
 @Internal
 public class LakeStreamTableSink
-        implements DynamicTableSink, SupportsPartitioning, SupportsOverwrite {
+        implements DynamicTableSink,
+                SupportsPartitioning,
+                SupportsOverwrite,
+                SupportsRowLevelDelete,
+                SupportsRowLevelUpdate {
 
     private final ObjectIdentifier identifier;
     private final FileStoreTable table;
@@ -151,6 +171,50 @@ public class LakeStreamTableSink
     @Override
     public void applyOverwrite(boolean overwrite) {
         this.overwrite = overwrite;
+    }
+
+    /**
+     * Row by row, when Paimon's sink of the table takes a delete (its refusal, naming the merge
+     * engine or the missing primary key, is the statement's error): the planner then gives this
+     * sink the deleted rows as deletes.
+     */
+    @Override
+    public RowLevelDeleteInfo applyRowLevelDelete(
+            @Nullable RowLevelModificationScanContext context) {
+        RowLevelDeleteInfo paimon;
+        try {
+            paimon = paimonSink().applyRowLevelDelete(context);
+        } catch (UnsupportedOperationException e) {
+            throw refused("DELETE FROM", e);
+        }
+        return paimon;
+    }
+
+    /**
+     * Row by row, when Paimon's sink of the table takes the update (its refusal is the statement's
+     * error): the planner then gives this sink the updated rows.
+     */
+    @Override
+    public RowLevelUpdateInfo applyRowLevelUpdate(
+            List<Column> updatedColumns, @Nullable RowLevelModificationScanContext context) {
+        try {
+            return paimonSink().applyRowLevelUpdate(updatedColumns, context);
+        } catch (UnsupportedOperationException e) {
+            throw refused("UPDATE", e);
+        }
+    }
+
+    /** Paimon's own sink of the table: its rules decide which row-level statements it takes. */
+    private FlinkTableSink paimonSink() {
+        return new FlinkTableSink(identifier, table, null, null);
+    }
+
+    private ValidationException refused(String statement, UnsupportedOperationException paimon) {
+        return new ValidationException(
+                String.format(
+                        "%s on table %s is refused, as Paimon refuses it: %s",
+                        statement, identifier.asSummaryString(), paimon.getMessage()),
+                paimon);
     }
 
     @Override
