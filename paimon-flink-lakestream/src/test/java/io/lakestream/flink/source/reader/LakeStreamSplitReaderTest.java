@@ -20,6 +20,7 @@ package io.lakestream.flink.source.reader;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.source.split.LakeStreamSplitState;
 import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
@@ -41,6 +42,7 @@ import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.SimpleCounter;
@@ -196,6 +198,33 @@ class LakeStreamSplitReaderTest {
         }
     }
 
+    /**
+     * Through {@link LakePartEnds}, as the source reader runs it, the end of the lake part moves
+     * the split's state and is not handed over as a record: Flink's reader base counts each record
+     * it is handed in {@code numRecordsIn}, which must count the rows alone (FLIP-33).
+     */
+    @Test
+    void endOfTheLakePartReachesTheStateAndNoRecordCount() throws Exception {
+        FileStoreTable table = createTable(false, 1_500, 2);
+        LakeStreamSplit split = unboundedSplit(table, lakeOnlySplit(table, 0).lakeSplits(), false);
+        LakePartEnds ends = new LakePartEnds();
+        LakeStreamSplitState state = new LakeStreamSplitState(split);
+        ends.register(split.splitId(), state);
+        try (LakeStreamSplitReader lakeStreamReader = reader(table)) {
+            SplitReader<LakeStreamRecord, LakeStreamSplit> reader =
+                    ends.applyingTo(lakeStreamReader);
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(split)));
+            List<LakeStreamRecord> records = new ArrayList<>();
+            for (int fetches = 0; !state.toSplit().lakeFinished(); fetches++) {
+                assertThat(fetches).as("fetches before the lake part ended").isLessThan(100);
+                records.addAll(fetchOnce(reader));
+            }
+            assertThat(records).hasSize(3_000).noneMatch(LakeStreamRecord::isLakeFinished);
+            assertThat(state.toSplit().lakeRecordsEmitted()).isEqualTo(3_000);
+            assertThat(state.toSplit().lakeSplits()).isEmpty();
+        }
+    }
+
     /** A split restored after its lake part ended reads no lake row again. */
     @Test
     void restoredSplitWithAFinishedLakePartReadsNoLakeRow() throws Exception {
@@ -220,7 +249,8 @@ class LakeStreamSplitReaderTest {
                 StreamReader.NO_STOP_OFFSET);
     }
 
-    private static List<LakeStreamRecord> fetchOnce(LakeStreamSplitReader reader) throws Exception {
+    private static List<LakeStreamRecord> fetchOnce(
+            SplitReader<LakeStreamRecord, LakeStreamSplit> reader) throws Exception {
         List<LakeStreamRecord> records = new ArrayList<>();
         RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
         for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
