@@ -63,7 +63,8 @@ public final class LakeStreamSourceReader
             ReadFilter filter,
             boolean bounded,
             @Nullable int[] projection,
-            boolean readCommitted) {
+            boolean readCommitted,
+            long limit) {
         this(
                 context,
                 table,
@@ -73,7 +74,8 @@ public final class LakeStreamSourceReader
                 rowFilter(table, filter, bounded),
                 projection,
                 readCommitted ? new CommittedOffsets() : null,
-                new LakePartEnds());
+                new LakePartEnds(),
+                limit);
     }
 
     private LakeStreamSourceReader(
@@ -85,7 +87,8 @@ public final class LakeStreamSourceReader
             @Nullable Predicate rowFilter,
             @Nullable int[] projection,
             @Nullable CommittedOffsets committed,
-            LakePartEnds lakePartEnds) {
+            LakePartEnds lakePartEnds,
+            long limit) {
         super(
                 () ->
                         lakePartEnds.applyingTo(
@@ -98,7 +101,8 @@ public final class LakeStreamSourceReader
                                                 ? projection
                                                 : null,
                                         committed,
-                                        context.metricGroup())),
+                                        context.metricGroup(),
+                                        limit)),
                 new LakeStreamRecordEmitter(
                         projection,
                         pushProjection(table, filter, projection),

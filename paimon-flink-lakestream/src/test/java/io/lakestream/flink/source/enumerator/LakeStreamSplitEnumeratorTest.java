@@ -123,6 +123,7 @@ class LakeStreamSplitEnumeratorTest {
                 1_000,
                 Duration.ofMinutes(1),
                 null,
+                Long.MAX_VALUE,
                 restored);
     }
 
@@ -259,6 +260,7 @@ class LakeStreamSplitEnumeratorTest {
                             false,
                             1_000,
                             Duration.ofMinutes(1),
+                            Long.MAX_VALUE,
                             null);
             enumerator.start();
             context.runNextOneTimeCallable();

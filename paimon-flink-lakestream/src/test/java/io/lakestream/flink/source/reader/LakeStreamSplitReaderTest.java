@@ -109,6 +109,11 @@ class LakeStreamSplitReaderTest {
     }
 
     private static LakeStreamSplitReader reader(FileStoreTable table) {
+        return reader(table, Long.MAX_VALUE);
+    }
+
+    /** A reader that ends its splits after {@code limit} rows. */
+    private static LakeStreamSplitReader reader(FileStoreTable table, long limit) {
         Identifier identifier = Identifier.fromString(table.fullName());
         return new LakeStreamSplitReader(
                 table,
@@ -117,7 +122,8 @@ class LakeStreamSplitReaderTest {
                 null,
                 null,
                 null,
-                UnregisteredMetricsGroup.createSourceReaderMetricGroup());
+                UnregisteredMetricsGroup.createSourceReaderMetricGroup(),
+                limit);
     }
 
     /** Reads until the split finishes; returns its records in emission order. */
@@ -225,6 +231,38 @@ class LakeStreamSplitReaderTest {
         }
     }
 
+    /**
+     * With a limit, the reader ends its split once that many rows are handed over, without reading
+     * the rest of its files, and ends splits that come after it unread.
+     */
+    @Test
+    void aLimitEndsTheSplitsOnceItsRowsAreHandedOver() throws Exception {
+        FileStoreTable table = createTable(false, 1_500, 2);
+        LakeStreamSplit first = lakeOnlySplit(table, 0);
+        LakeStreamSplit second =
+                new LakeStreamSplit(
+                        PartitionBucket.ofUnpartitioned(1), first.lakeSplits(), 0, false, 42, 42);
+        try (LakeStreamSplitReader reader = reader(table, 10)) {
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(first)));
+            RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
+            assertThat(batch.finishedSplits()).containsExactly(first.splitId());
+            List<LakeStreamRecord> records = new ArrayList<>();
+            for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
+                for (LakeStreamRecord r = batch.nextRecordFromSplit();
+                        r != null;
+                        r = batch.nextRecordFromSplit()) {
+                    records.add(r);
+                }
+            }
+            assertThat(records).hasSize(10).allMatch(r -> r.fromLake);
+
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(second)));
+            batch = reader.fetch();
+            assertThat(batch.finishedSplits()).containsExactly(second.splitId());
+            assertThat(batch.nextSplit()).as("no record of the later split").isNull();
+        }
+    }
+
     /** A split restored after its lake part ended reads no lake row again. */
     @Test
     void restoredSplitWithAFinishedLakePartReadsNoLakeRow() throws Exception {
@@ -307,6 +345,7 @@ class LakeStreamSplitReaderTest {
                                 return counters.computeIfAbsent(name, n -> new SimpleCounter());
                             }
                         }),
+                Long.MAX_VALUE,
                 () -> store);
     }
 
