@@ -96,19 +96,24 @@ public final class LakeStreamSource
     @Nullable private final Predicate filter;
     @Nullable private final int[] projection;
 
+    /** The rows a bounded read stops after; {@link Long#MAX_VALUE} for all. */
+    private final long limit;
+
     private LakeStreamSource(
             FileStoreTable table,
             StreamTable streamTable,
             Map<String, String> options,
             boolean bounded,
             @Nullable Predicate filter,
-            @Nullable int[] projection) {
+            @Nullable int[] projection,
+            long limit) {
         this.table = table;
         this.streamTable = streamTable;
         this.options = options;
         this.bounded = bounded;
         this.filter = filter;
         this.projection = projection;
+        this.limit = limit;
     }
 
     public static Builder builder() {
@@ -134,7 +139,8 @@ public final class LakeStreamSource
                 readFilter(),
                 bounded,
                 projection,
-                readCommitted);
+                readCommitted,
+                limit);
     }
 
     @Override
@@ -169,6 +175,7 @@ public final class LakeStreamSource
                         == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
                 conf.get(LakeStreamOptions.READ_PARTITION_DISCOVERY_INTERVAL).toMillis(),
                 conf.get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT),
+                limit,
                 state);
     }
 
@@ -180,9 +187,7 @@ public final class LakeStreamSource
      * partition columns, or a file whose row count Paimon does not know.
      */
     public OptionalLong rowCountFromMetadata() {
-        if (!bounded
-                || (filter != null
-                        && !filter.visit(new PartitionPredicateVisitor(table.partitionKeys())))) {
+        if (!bounded || !filtersPartitionsOnly(table, filter)) {
             return OptionalLong.empty();
         }
         Options conf = Options.fromMap(options);
@@ -237,7 +242,12 @@ public final class LakeStreamSource
 
     /** This source, emitting whole rows. */
     LakeStreamSource withoutProjection() {
-        return new LakeStreamSource(table, streamTable, options, bounded, filter, null);
+        return new LakeStreamSource(table, streamTable, options, bounded, filter, null, limit);
+    }
+
+    /** Whether {@code filter} (null for none) tests partition columns only. */
+    private static boolean filtersPartitionsOnly(FileStoreTable table, @Nullable Predicate filter) {
+        return filter == null || filter.visit(new PartitionPredicateVisitor(table.partitionKeys()));
     }
 
     @Nullable
@@ -257,6 +267,7 @@ public final class LakeStreamSource
         private boolean bounded;
         private Predicate filter;
         private int[] projection;
+        private long limit = Long.MAX_VALUE;
 
         private Builder() {}
 
@@ -319,6 +330,24 @@ public final class LakeStreamSource
             return this;
         }
 
+        /**
+         * A bounded read's {@code LIMIT}: each reader ends its splits once it has emitted {@code
+         * limit} rows, and for an append table only the partition-buckets whose files hold that
+         * many rows are read. The read returns at least {@code limit} rows, or all rows where the
+         * table holds fewer, and may return more; apply the limit to what it returns. Taken only
+         * where a reader's rows are the read's rows: with no filter, or a filter on partition
+         * columns alone; with another filter the read returns all rows that satisfy it. An
+         * unbounded read refuses it.
+         */
+        public Builder setLimit(long limit) {
+            if (limit < 0) {
+                throw new IllegalArgumentException(
+                        String.format("The limit of a read must not be negative, got %d.", limit));
+            }
+            this.limit = limit;
+            return this;
+        }
+
         public LakeStreamSource build() {
             FileStoreTable table = enabledTable(", or read it with Paimon's own source");
             String name = table.fullName();
@@ -345,6 +374,13 @@ public final class LakeStreamSource
                     }
                 }
             }
+            if (limit != Long.MAX_VALUE && !bounded) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table %s: a limit (%d) needs a bounded read; an unbounded read "
+                                        + "never ends its splits.",
+                                name, limit));
+            }
             Map<String, String> paimonOptions = new HashMap<>();
             options.forEach(
                     (k, v) -> {
@@ -361,7 +397,14 @@ public final class LakeStreamSource
             ReadStart.resolve(read, bounded);
             StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), read);
             return new LakeStreamSource(
-                    read, streamTable(spec, merged), merged, bounded, filter, projection);
+                    read,
+                    streamTable(spec, merged),
+                    merged,
+                    bounded,
+                    filter,
+                    projection,
+                    // a filter on other columns drops rows after the readers count them
+                    filtersPartitionsOnly(read, filter) ? limit : Long.MAX_VALUE);
         }
     }
 }

@@ -46,6 +46,7 @@ import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsAggregatePushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.lookup.LookupFunctionProvider;
 import org.apache.flink.table.data.RowData;
@@ -70,8 +71,8 @@ import java.util.function.Supplier;
  * skipping) and are applied again by the planner, except, in batch, those on partition columns
  * alone, which the source applies exactly (as Paimon's source does); top-level projections are
  * pushed down. A batch {@code COUNT(*)} of an append table is answered from metadata, as Paimon
- * answers it. Lookup joins of a primary-key table see the store's records (see {@link
- * #getLookupRuntimeProvider}).
+ * answers it, and a batch {@code LIMIT} is pushed down. Lookup joins of a primary-key table see
+ * the store's records (see {@link #getLookupRuntimeProvider}).
  */
 @Internal
 public class LakeStreamTableSource
@@ -79,7 +80,8 @@ public class LakeStreamTableSource
                 LookupTableSource,
                 SupportsProjectionPushDown,
                 SupportsFilterPushDown,
-                SupportsAggregatePushDown {
+                SupportsAggregatePushDown,
+                SupportsLimitPushDown {
 
     /** The class of Flink's {@code COUNT(*)} and {@code COUNT(1)}, as Paimon's source tests it. */
     private static final String COUNT_STAR =
@@ -95,6 +97,9 @@ public class LakeStreamTableSource
     private final boolean unbounded;
     @Nullable private int[] projection;
     @Nullable private Predicate filter;
+
+    /** A batch read's pushed-down {@code LIMIT}, or null. */
+    @Nullable private Long limit;
 
     /** The row count of a pushed-down {@code COUNT(*)}: the source then emits it alone. */
     @Nullable private Long countPushed;
@@ -178,6 +183,9 @@ public class LakeStreamTableSource
         }
         if (filter != null) {
             builder.setFilter(filter);
+        }
+        if (limit != null) {
+            builder.setLimit(limit);
         }
         return builder;
     }
@@ -281,6 +289,19 @@ public class LakeStreamTableSource
         return LookupFunctionProvider.of(builder.build());
     }
 
+    /**
+     * Takes a batch read's {@code LIMIT}, as Paimon's source does: the readers end their splits
+     * once they emitted that many rows, and an append table reads only the partition-buckets whose
+     * files hold them ({@link LakeStreamSource.Builder#setLimit}); the planner still applies the
+     * limit. A streaming read ignores it: its splits never end.
+     */
+    @Override
+    public void applyLimit(long limit) {
+        if (!unbounded) {
+            this.limit = limit;
+        }
+    }
+
     @Override
     public boolean supportsNestedProjection() {
         return false;
@@ -341,6 +362,7 @@ public class LakeStreamTableSource
         copy.projection = projection;
         copy.filter = filter;
         copy.countPushed = countPushed;
+        copy.limit = limit;
         return copy;
     }
 

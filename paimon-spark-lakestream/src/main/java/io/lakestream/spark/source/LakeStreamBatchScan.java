@@ -21,6 +21,7 @@ package io.lakestream.spark.source;
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.read.plan.BucketRead;
+import io.lakestream.read.plan.LimitedRead;
 import io.lakestream.read.plan.LogStop;
 import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.spark.reader.LakeStreamReaderFactory;
@@ -121,7 +122,7 @@ public class LakeStreamBatchScan implements Scan, Batch {
         if (partitions == null) {
             List<BucketRead> reads = readsUnion() ? planUnion() : planLake();
             if (limit != null) {
-                reads = enoughFor(reads, limit);
+                reads = LimitedRead.enoughFor(table, reads, limit);
             }
             partitions = new InputPartition[reads.size()];
             for (int i = 0; i < partitions.length; i++) {
@@ -165,30 +166,6 @@ public class LakeStreamBatchScan implements Scan, Batch {
                             : names.indexOf(name);
         }
         return new SparkRowConverter(table.rowType(), projection);
-    }
-
-    /**
-     * The first partition-buckets whose files hold {@code limit} rows between them, for an append
-     * table, whose every row read is a row of the query (Spark pushes a limit only when it filters
-     * nothing after the scan): the others are not read. A primary-key table's rows are known only
-     * after the merge with the store, which may delete some, so all of its reads stay.
-     */
-    private List<BucketRead> enoughFor(List<BucketRead> reads, int limit) {
-        if (!table.primaryKeys().isEmpty()) {
-            return reads;
-        }
-        long rows = 0;
-        for (int i = 0; i < reads.size(); i++) {
-            for (DataSplit split : reads.get(i).lakeSplits()) {
-                if (split.mergedRowCountAvailable()) {
-                    rows += split.mergedRowCount();
-                }
-            }
-            if (rows >= limit) {
-                return new ArrayList<>(reads.subList(0, i + 1));
-            }
-        }
-        return reads;
     }
 
     /** Whether the query reads the store too: the table is in lake-stream mode, read so. */

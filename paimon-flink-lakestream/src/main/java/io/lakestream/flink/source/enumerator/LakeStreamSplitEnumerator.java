@@ -26,6 +26,7 @@ import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.read.plan.BucketRead;
 import io.lakestream.read.plan.ForeignCommits;
+import io.lakestream.read.plan.LimitedRead;
 import io.lakestream.read.plan.LogStop;
 import io.lakestream.read.plan.ReadStart;
 import io.lakestream.read.plan.UnionReadPlanner;
@@ -94,6 +95,9 @@ public final class LakeStreamSplitEnumerator
     private final boolean lakeOnly;
     private final long discoveryIntervalMillis;
 
+    /** The rows a bounded read's {@code LIMIT} asks for; {@link Long#MAX_VALUE} for none. */
+    private final long limit;
+
     /** How often an unbounded read-committed read looks for a new Paimon snapshot. */
     private static final long COMMITTED_OFFSETS_INTERVAL_MILLIS = 1_000;
 
@@ -137,8 +141,10 @@ public final class LakeStreamSplitEnumerator
             long discoveryIntervalMillis,
             Duration writerLeaseTimeout,
             @Nullable FileStoreTable committedOffsetsOf,
+            long limit,
             @Nullable LakeStreamEnumeratorState restored) {
         this.context = context;
+        this.limit = limit;
         this.writerLeaseTimeout = writerLeaseTimeout;
         this.committedOffsetsOf = committedOffsetsOf;
         this.planner = planner;
@@ -171,7 +177,11 @@ public final class LakeStreamSplitEnumerator
         }
     }
 
-    /** Creates the enumerator of a source; see {@code LakeStreamSource}. */
+    /**
+     * Creates the enumerator of a source; see {@code LakeStreamSource}.
+     *
+     * @param limit the rows a bounded read's {@code LIMIT} asks for, or {@link Long#MAX_VALUE}
+     */
     public static LakeStreamSplitEnumerator create(
             SplitEnumeratorContext<LakeStreamSplit> context,
             org.apache.paimon.table.FileStoreTable table,
@@ -183,6 +193,7 @@ public final class LakeStreamSplitEnumerator
             boolean readCommitted,
             long discoveryIntervalMillis,
             Duration writerLeaseTimeout,
+            long limit,
             @Nullable LakeStreamEnumeratorState restored) {
         UnionReadPlanner planner = new UnionReadPlanner(table, streamTable, filter, bounded);
         // a bounded read at a snapshot picked by time travel returns exactly its state, as Paimon
@@ -205,6 +216,7 @@ public final class LakeStreamSplitEnumerator
                 discoveryIntervalMillis,
                 writerLeaseTimeout,
                 !bounded && !lakeOnly && readCommitted ? table : null,
+                bounded ? limit : Long.MAX_VALUE,
                 restored);
     }
 
@@ -265,10 +277,17 @@ public final class LakeStreamSplitEnumerator
         onPlanned(error == null ? splitsOf(plan) : null, error);
     }
 
-    /** A split per partition-bucket of {@code plan}. */
-    private static List<LakeStreamSplit> splitsOf(UnionReadPlanner.Plan plan) {
-        List<LakeStreamSplit> splits = new ArrayList<>(plan.buckets().size());
-        for (BucketRead read : plan.buckets()) {
+    /**
+     * A split per partition-bucket of {@code plan}; with a limit, of those that hold the rows it
+     * asks for when the table's rows are counted from its files ({@link LimitedRead}).
+     */
+    private List<LakeStreamSplit> splitsOf(UnionReadPlanner.Plan plan) {
+        List<BucketRead> reads =
+                limit == Long.MAX_VALUE
+                        ? plan.buckets()
+                        : LimitedRead.enoughFor(planner.table(), plan.buckets(), limit);
+        List<LakeStreamSplit> splits = new ArrayList<>(reads.size());
+        for (BucketRead read : reads) {
             splits.add(LakeStreamSplit.of(read));
         }
         return splits;

@@ -72,6 +72,14 @@ final class LakePartReader implements AutoCloseable {
         this.emitted = 0;
     }
 
+    /** Stops reading the split's lake part before its end. */
+    void stop() throws IOException {
+        closePaimonReader();
+        split = null;
+        rows = null;
+        merge = null;
+    }
+
     boolean isReading() {
         return split != null;
     }

@@ -55,7 +55,8 @@ final class LakeStreamRecord {
 
     /**
      * The end of a split's lake part after {@code emitted} lake records: no row, only the news that
-     * the split's state can drop its lake part.
+     * the split's state can drop its lake part. {@link LakePartEnds} applies it to the state before
+     * Flink's reader base, which counts every record it is handed, would see it.
      */
     static LakeStreamRecord lakeFinished(long emitted) {
         return new LakeStreamRecord(null, true, emitted, -1);

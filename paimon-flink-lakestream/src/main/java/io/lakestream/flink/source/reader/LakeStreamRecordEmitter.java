@@ -62,11 +62,6 @@ final class LakeStreamRecordEmitter
     public void emitRecord(
             LakeStreamRecord record, SourceOutput<RowData> output, LakeStreamSplitState state) {
         InternalRow row = record.row;
-        if (record.isLakeFinished()) {
-            state.lakeRecordEmitted(record.position);
-            state.lakeFinished();
-            return;
-        }
         if (record.fromLake) {
             state.lakeRecordEmitted(record.position);
             if (lakeFilter == null || lakeFilter.test(row)) {

@@ -52,6 +52,9 @@ public final class LakeStreamSourceReader
 
     @Nullable private final CommittedOffsets committed;
 
+    /** The ends of lake parts, applied to the split states rather than emitted as records. */
+    private final LakePartEnds lakePartEnds;
+
     public LakeStreamSourceReader(
             SourceReaderContext context,
             FileStoreTable table,
@@ -60,7 +63,8 @@ public final class LakeStreamSourceReader
             ReadFilter filter,
             boolean bounded,
             @Nullable int[] projection,
-            boolean readCommitted) {
+            boolean readCommitted,
+            long limit) {
         this(
                 context,
                 table,
@@ -69,7 +73,9 @@ public final class LakeStreamSourceReader
                 filter,
                 rowFilter(table, filter, bounded),
                 projection,
-                readCommitted ? new CommittedOffsets() : null);
+                readCommitted ? new CommittedOffsets() : null,
+                new LakePartEnds(),
+                limit);
     }
 
     private LakeStreamSourceReader(
@@ -80,17 +86,23 @@ public final class LakeStreamSourceReader
             ReadFilter filter,
             @Nullable Predicate rowFilter,
             @Nullable int[] projection,
-            @Nullable CommittedOffsets committed) {
+            @Nullable CommittedOffsets committed,
+            LakePartEnds lakePartEnds,
+            long limit) {
         super(
                 () ->
-                        new LakeStreamSplitReader(
-                                table,
-                                streamTable,
-                                storeOptions,
-                                filter.beforeMerge(),
-                                pushProjection(table, filter, projection) ? projection : null,
-                                committed,
-                                context.metricGroup()),
+                        lakePartEnds.applyingTo(
+                                new LakeStreamSplitReader(
+                                        table,
+                                        streamTable,
+                                        storeOptions,
+                                        filter.beforeMerge(),
+                                        pushProjection(table, filter, projection)
+                                                ? projection
+                                                : null,
+                                        committed,
+                                        context.metricGroup(),
+                                        limit)),
                 new LakeStreamRecordEmitter(
                         projection,
                         pushProjection(table, filter, projection),
@@ -100,6 +112,7 @@ public final class LakeStreamSourceReader
                 new Configuration(),
                 context);
         this.committed = committed;
+        this.lakePartEnds = lakePartEnds;
     }
 
     /**
@@ -142,11 +155,14 @@ public final class LakeStreamSourceReader
     @Override
     protected void onSplitFinished(Map<String, LakeStreamSplitState> finishedSplitIds) {
         // a finished split has nothing left to remember
+        lakePartEnds.forget(finishedSplitIds.keySet());
     }
 
     @Override
     protected LakeStreamSplitState initializedState(LakeStreamSplit split) {
-        return new LakeStreamSplitState(split);
+        LakeStreamSplitState state = new LakeStreamSplitState(split);
+        lakePartEnds.register(split.splitId(), state);
+        return state;
     }
 
     @Override

@@ -77,28 +77,12 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
     private final BoundedMergeReader boundedMerge;
     private final LogPartReader logs;
 
-    LakeStreamSplitReader(
-            FileStoreTable table,
-            StreamTable streamTable,
-            Map<String, String> storeOptions,
-            @Nullable Predicate filter,
-            @Nullable int[] lakeProjection,
-            @Nullable CommittedOffsets committed,
-            SourceReaderMetricGroup metrics) {
-        this(
-                table,
-                streamTable,
-                storeOptions,
-                filter,
-                lakeProjection,
-                committed,
-                metrics,
-                () ->
-                        StreamStoreLoader.create(
-                                storeOptions, LakeStreamSplitReader.class.getClassLoader()));
-    }
+    /** The rows after which this reader ends every split; {@link Long#MAX_VALUE} for none. */
+    private final long limit;
 
-    /** With the store {@code storeFactory} opens when a log is first read. */
+    /** The rows handed over so far, counted against the limit. */
+    private long handedOver;
+
     LakeStreamSplitReader(
             FileStoreTable table,
             StreamTable streamTable,
@@ -107,7 +91,38 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
             @Nullable int[] lakeProjection,
             @Nullable CommittedOffsets committed,
             SourceReaderMetricGroup metrics,
+            long limit) {
+        this(
+                table,
+                streamTable,
+                storeOptions,
+                filter,
+                lakeProjection,
+                committed,
+                metrics,
+                limit,
+                () ->
+                        StreamStoreLoader.create(
+                                storeOptions, LakeStreamSplitReader.class.getClassLoader()));
+    }
+
+    /**
+     * With the store {@code storeFactory} opens when a log is first read.
+     *
+     * @param limit the rows after which every split of a bounded read ends ({@code LIMIT}
+     *     push-down), or {@link Long#MAX_VALUE}
+     */
+    LakeStreamSplitReader(
+            FileStoreTable table,
+            StreamTable streamTable,
+            Map<String, String> storeOptions,
+            @Nullable Predicate filter,
+            @Nullable int[] lakeProjection,
+            @Nullable CommittedOffsets committed,
+            SourceReaderMetricGroup metrics,
+            long limit,
             Supplier<StreamStore> storeFactory) {
+        this.limit = limit;
         ReaderLagMetrics readerMetrics = new ReaderLagMetrics(metrics);
         this.store = new ReaderStore(streamTable, storeOptions, storeFactory);
         this.logs =
@@ -148,30 +163,60 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
     @Override
     public RecordsWithSplitIds<LakeStreamRecord> fetch() throws IOException {
         RecordsBySplits.Builder<LakeStreamRecord> batch = new RecordsBySplits.Builder<>();
+        if (handedOver < limit) {
+            fetch(batch);
+        }
+        if (handedOver >= limit) {
+            // every row the limit asks for is on its way: the splits end here, unread files
+            // unopened; the planner's LIMIT above the source cuts what was read beyond it
+            endAll(batch);
+        }
+        return batch.build();
+    }
+
+    private void fetch(RecordsBySplits.Builder<LakeStreamRecord> batch) throws IOException {
         if (!lake.isReading() && lakeQueue.isEmpty()) {
-            logs.poll(batch, LOG_POLL_TIMEOUT);
-            return batch.build();
+            handedOver += logs.poll(batch, LOG_POLL_TIMEOUT);
+            return;
         }
         if (logs.hasLogs()) {
             // the logs of buckets that switched already are not kept waiting for the lake
             // backlog: take what they delivered, without blocking
-            logs.poll(batch, Duration.ZERO);
+            handedOver += logs.poll(batch, Duration.ZERO);
         }
         // lake parts that end early (a restored split whose lake part is done has none left) share
         // a batch, so that their logs are subscribed together at the next fetch
-        int room = LAKE_BATCH_SIZE;
+        int room = (int) Math.min(LAKE_BATCH_SIZE, limit - handedOver);
         while (room > 0 && (lake.isReading() || !lakeQueue.isEmpty())) {
             if (!lake.isReading()) {
                 startLake(lakeQueue.poll());
             }
             LakeStreamSplit split = lake.split();
-            room -= lake.read(batch, room);
+            int added = lake.read(batch, room);
+            handedOver += added;
+            room -= added;
             if (!lake.isReading()) {
                 finishLake(split, batch);
                 room--;
             }
         }
-        return batch.build();
+    }
+
+    /**
+     * Ends every split of this reader, those being read and those not started, for a bounded read
+     * whose limit was reached. A primary-key split's rows are merged before they are counted, so
+     * each counted row is a row of the read.
+     */
+    private void endAll(RecordsBySplits.Builder<LakeStreamRecord> batch) throws IOException {
+        if (lake.isReading()) {
+            batch.addFinishedSplit(lake.split().splitId());
+            lake.stop();
+        }
+        for (LakeStreamSplit split : lakeQueue) {
+            batch.addFinishedSplit(split.splitId());
+        }
+        lakeQueue.clear();
+        logs.endAll(batch);
     }
 
     private void startLake(LakeStreamSplit split) {

@@ -95,21 +95,24 @@ final class LogPartReader {
 
     /**
      * Adds the records fetched within {@code timeout} to {@code batch} (zero: only what the store
-     * has delivered already), and the splits whose log reached its stop offset as finished.
+     * has delivered already), and the splits whose log reached its stop offset as finished. Returns
+     * the records it fetched and added; those a read-committed hold releases, which only an
+     * unbounded read has, are not counted.
      */
-    void poll(RecordsBySplits.Builder<LakeStreamRecord> batch, Duration timeout) {
+    int poll(RecordsBySplits.Builder<LakeStreamRecord> batch, Duration timeout) {
         subscribePending();
         if (logSplits.isEmpty()) {
-            return;
+            return 0;
         }
         FencedStreamReader reader = store.log();
         if (hold != null) {
             followCommits(reader);
             if (hold.release(batch, this::splitId, reader)) {
-                return;
+                return 0;
             }
             makeRoom(reader);
         }
+        int added = 0;
         List<StreamRecord> records = reader.poll(timeout);
         long fetchedAt = System.currentTimeMillis();
         for (StreamRecord record : records) {
@@ -121,6 +124,7 @@ final class LogPartReader {
             lag.passed(pb, record.offset());
             if (hold == null || !hold.holds(record)) {
                 batch.add(splitId, toLogRecord(record));
+                added++;
             }
         }
         if (!records.isEmpty()) {
@@ -144,6 +148,21 @@ final class LogPartReader {
             lastProgressAt = fetchedAt;
         }
         lag.maybeRefreshEnds(fetchedAt, store.store(), store.streamTable());
+        return added;
+    }
+
+    /** Ends every split whose log is read or about to be: a bounded read reached its limit. */
+    void endAll(RecordsBySplits.Builder<LakeStreamRecord> batch) {
+        for (LakeStreamSplit split : toSubscribe) {
+            batch.addFinishedSplit(split.splitId());
+        }
+        toSubscribe.clear();
+        for (LakeStreamSplit split : logSplits.values()) {
+            store.log().unsubscribe(split.partitionBucket());
+            lag.untrack(split.partitionBucket());
+            batch.addFinishedSplit(split.splitId());
+        }
+        logSplits.clear();
     }
 
     /**

@@ -111,6 +111,13 @@ class LakeStreamSplitEnumeratorTest {
     private LakeStreamSplitEnumerator boundedLakeOnly(
             MockSplitEnumeratorContext<LakeStreamSplit> context,
             LakeStreamEnumeratorState restored) {
+        return boundedLakeOnly(context, restored, Long.MAX_VALUE);
+    }
+
+    private LakeStreamSplitEnumerator boundedLakeOnly(
+            MockSplitEnumeratorContext<LakeStreamSplit> context,
+            LakeStreamEnumeratorState restored,
+            long limit) {
         return new LakeStreamSplitEnumerator(
                 context,
                 new UnionReadPlanner(table, streamTable, null),
@@ -123,6 +130,7 @@ class LakeStreamSplitEnumeratorTest {
                 1_000,
                 Duration.ofMinutes(1),
                 null,
+                limit,
                 restored);
     }
 
@@ -237,6 +245,36 @@ class LakeStreamSplitEnumeratorTest {
         }
     }
 
+    /**
+     * With a limit, a bounded read of an append table plans only the partition-buckets whose files
+     * hold that many rows, by Paimon's row counts; without one, or with a limit the files do not
+     * cover, every partition-bucket.
+     */
+    @Test
+    void aLimitPlansOnlyThePartitionBucketsWhoseFilesHoldIt() throws Throwable {
+        commitWithOffsets(offsets(5, 9), 1, 2, 3, 4, 5, 6, 7, 8);
+        Map<Long, Map<PartitionBucket, LakeStreamSplit>> planned = new HashMap<>();
+        for (long limit : new long[] {1, 8, 9, Long.MAX_VALUE}) {
+            try (MockSplitEnumeratorContext<LakeStreamSplit> context =
+                    new MockSplitEnumeratorContext<>(1)) {
+                context.registerReader(new ReaderInfo(0, "localhost"));
+                LakeStreamSplitEnumerator enumerator = boundedLakeOnly(context, null, limit);
+                enumerator.start();
+                context.runNextOneTimeCallable();
+                planned.put(limit, assigned(context, new HashMap<>()));
+            }
+        }
+        Map<PartitionBucket, LakeStreamSplit> all = planned.get(Long.MAX_VALUE);
+        assertThat(all).hasSize(BUCKETS);
+        assertThat(all.values()).allMatch(split -> lakeRows(split) > 0);
+        assertThat(planned.get(1L)).hasSize(1);
+        assertThat(lakeRows(planned.get(1L).values().iterator().next())).isPositive();
+        assertThat(planned.get(8L).keySet()).isEqualTo(all.keySet());
+        assertThat(planned.get(9L).keySet())
+                .as("more rows than the files hold")
+                .isEqualTo(all.keySet());
+    }
+
     /** The splits that {@code LakeStreamSplitEnumerator.create} plans with these options. */
     private Map<PartitionBucket, LakeStreamSplit> plan(
             boolean bounded, Supplier<StreamStore> store, String... keyValues) throws Throwable {
@@ -259,6 +297,7 @@ class LakeStreamSplitEnumeratorTest {
                             false,
                             1_000,
                             Duration.ofMinutes(1),
+                            Long.MAX_VALUE,
                             null);
             enumerator.start();
             context.runNextOneTimeCallable();

@@ -65,6 +65,7 @@ final class UnboundedEnumerators {
                 1_000,
                 Duration.ofMinutes(1),
                 null,
+                Long.MAX_VALUE,
                 restored);
     }
 

@@ -20,6 +20,7 @@ package io.lakestream.flink.source.reader;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.source.split.LakeStreamSplitState;
 import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
@@ -41,6 +42,7 @@ import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.SimpleCounter;
@@ -107,6 +109,11 @@ class LakeStreamSplitReaderTest {
     }
 
     private static LakeStreamSplitReader reader(FileStoreTable table) {
+        return reader(table, Long.MAX_VALUE);
+    }
+
+    /** A reader that ends its splits after {@code limit} rows. */
+    private static LakeStreamSplitReader reader(FileStoreTable table, long limit) {
         Identifier identifier = Identifier.fromString(table.fullName());
         return new LakeStreamSplitReader(
                 table,
@@ -115,7 +122,8 @@ class LakeStreamSplitReaderTest {
                 null,
                 null,
                 null,
-                UnregisteredMetricsGroup.createSourceReaderMetricGroup());
+                UnregisteredMetricsGroup.createSourceReaderMetricGroup(),
+                limit);
     }
 
     /** Reads until the split finishes; returns its records in emission order. */
@@ -196,6 +204,65 @@ class LakeStreamSplitReaderTest {
         }
     }
 
+    /**
+     * Through {@link LakePartEnds}, as the source reader runs it, the end of the lake part moves
+     * the split's state and is not handed over as a record: Flink's reader base counts each record
+     * it is handed in {@code numRecordsIn}, which must count the rows alone (FLIP-33).
+     */
+    @Test
+    void endOfTheLakePartReachesTheStateAndNoRecordCount() throws Exception {
+        FileStoreTable table = createTable(false, 1_500, 2);
+        LakeStreamSplit split = unboundedSplit(table, lakeOnlySplit(table, 0).lakeSplits(), false);
+        LakePartEnds ends = new LakePartEnds();
+        LakeStreamSplitState state = new LakeStreamSplitState(split);
+        ends.register(split.splitId(), state);
+        try (LakeStreamSplitReader lakeStreamReader = reader(table)) {
+            SplitReader<LakeStreamRecord, LakeStreamSplit> reader =
+                    ends.applyingTo(lakeStreamReader);
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(split)));
+            List<LakeStreamRecord> records = new ArrayList<>();
+            for (int fetches = 0; !state.toSplit().lakeFinished(); fetches++) {
+                assertThat(fetches).as("fetches before the lake part ended").isLessThan(100);
+                records.addAll(fetchOnce(reader));
+            }
+            assertThat(records).hasSize(3_000).noneMatch(LakeStreamRecord::isLakeFinished);
+            assertThat(state.toSplit().lakeRecordsEmitted()).isEqualTo(3_000);
+            assertThat(state.toSplit().lakeSplits()).isEmpty();
+        }
+    }
+
+    /**
+     * With a limit, the reader ends its split once that many rows are handed over, without reading
+     * the rest of its files, and ends splits that come after it unread.
+     */
+    @Test
+    void aLimitEndsTheSplitsOnceItsRowsAreHandedOver() throws Exception {
+        FileStoreTable table = createTable(false, 1_500, 2);
+        LakeStreamSplit first = lakeOnlySplit(table, 0);
+        LakeStreamSplit second =
+                new LakeStreamSplit(
+                        PartitionBucket.ofUnpartitioned(1), first.lakeSplits(), 0, false, 42, 42);
+        try (LakeStreamSplitReader reader = reader(table, 10)) {
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(first)));
+            RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
+            assertThat(batch.finishedSplits()).containsExactly(first.splitId());
+            List<LakeStreamRecord> records = new ArrayList<>();
+            for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
+                for (LakeStreamRecord r = batch.nextRecordFromSplit();
+                        r != null;
+                        r = batch.nextRecordFromSplit()) {
+                    records.add(r);
+                }
+            }
+            assertThat(records).hasSize(10).allMatch(r -> r.fromLake);
+
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(second)));
+            batch = reader.fetch();
+            assertThat(batch.finishedSplits()).containsExactly(second.splitId());
+            assertThat(batch.nextSplit()).as("no record of the later split").isNull();
+        }
+    }
+
     /** A split restored after its lake part ended reads no lake row again. */
     @Test
     void restoredSplitWithAFinishedLakePartReadsNoLakeRow() throws Exception {
@@ -220,7 +287,8 @@ class LakeStreamSplitReaderTest {
                 StreamReader.NO_STOP_OFFSET);
     }
 
-    private static List<LakeStreamRecord> fetchOnce(LakeStreamSplitReader reader) throws Exception {
+    private static List<LakeStreamRecord> fetchOnce(
+            SplitReader<LakeStreamRecord, LakeStreamSplit> reader) throws Exception {
         List<LakeStreamRecord> records = new ArrayList<>();
         RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
         for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
@@ -277,6 +345,7 @@ class LakeStreamSplitReaderTest {
                                 return counters.computeIfAbsent(name, n -> new SimpleCounter());
                             }
                         }),
+                Long.MAX_VALUE,
                 () -> store);
     }
 
