@@ -67,7 +67,8 @@ import java.util.function.Supplier;
  * skipping) and are applied again by the planner, except, in batch, those on partition columns
  * alone, which the source applies exactly (as Paimon's source does); top-level projections are
  * pushed down. A batch {@code COUNT(*)} of an append table is answered from metadata, as Paimon
- * answers it. Lookup joins go to Paimon's own source of the table, which reads committed data.
+ * answers it. Lookup joins go to Paimon's own source of the table, which reads committed data. The
+ * read's parallelism is Paimon's ({@link ScanParallelism}).
  */
 @Internal
 public class LakeStreamTableSource
@@ -151,6 +152,10 @@ public class LakeStreamTableSource
                                             })
                                     .returns(source.getProducedType())
                                     .name(name + " rows");
+                }
+                Integer parallelism = ScanParallelism.of(table, unbounded, filter, env);
+                if (parallelism != null) {
+                    ScanParallelism.applyTo(rows, parallelism);
                 }
                 return rows;
             }

@@ -100,6 +100,13 @@ public final class LakeSqlEnvironments {
         return tEnv;
     }
 
+    /** The DDL of catalog {@code paimon}: Paimon's own catalog of {@code warehouse}. */
+    static String paimonCatalogDdl(Path warehouse) {
+        return "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
+                + warehouse.toUri()
+                + "')";
+    }
+
     /** A batch table environment with the catalog {@code lake}. */
     public TableEnvironment batch() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
