@@ -24,13 +24,10 @@ import io.lakestream.testutils.Await;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,7 +46,7 @@ class OptionPrecedenceITCase {
     void aHintWinsOverTheCatalogAndCannotChooseTheStore() throws Exception {
         LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
         TableEnvironment batch = environments.batch();
-        JobClient writer = committedRowAndTail(environments, batch, "lake.db.precedence");
+        JobClient writer = environments.committedRowAndTail(batch, "lake.db.precedence");
         try {
             Await.until(
                     () -> LakeSqlEnvironments.count(batch, "lake.db.precedence") == 2,
@@ -85,7 +82,7 @@ class OptionPrecedenceITCase {
         LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
         TableEnvironment batch = environments.batch();
         String table = "lake.db.precedence_set";
-        JobClient writer = committedRowAndTail(environments, batch, table);
+        JobClient writer = environments.committedRowAndTail(batch, table);
         try {
             Await.until(
                     () -> LakeSqlEnvironments.count(batch, table) == 2,
@@ -118,31 +115,5 @@ class OptionPrecedenceITCase {
         } finally {
             writer.cancel().get();
         }
-    }
-
-    /**
-     * Creates {@code table} in lake-stream mode with one committed row, and starts a job that
-     * writes a second row and commits it only after an hour: a tail in the store.
-     */
-    private static JobClient committedRowAndTail(
-            LakeSqlEnvironments environments, TableEnvironment batch, String table)
-            throws Exception {
-        StreamTableEnvironment writing = environments.streaming(Duration.ofHours(1));
-        writing.executeSql(
-                "CREATE TABLE "
-                        + table
-                        + " (id INT, name STRING) WITH ('bucket' = '1', "
-                        + "'bucket-key' = 'id', 'lake-stream.enabled' = 'true')");
-        batch.executeSql("INSERT INTO " + table + " VALUES (1, 'committed')").await();
-        writing.executeSql(
-                "CREATE TEMPORARY TABLE idle (id INT) WITH ('connector' = 'datagen', "
-                        + "'rows-per-second' = '1', 'fields.id.min' = '0', 'fields.id.max' = '9')");
-        return writing.executeSql(
-                        "INSERT INTO "
-                                + table
-                                + " SELECT * FROM (VALUES (2, 'tail')) "
-                                + "UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
-                .getJobClient()
-                .orElseThrow();
     }
 }
