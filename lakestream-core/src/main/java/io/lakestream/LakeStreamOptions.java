@@ -330,14 +330,32 @@ public final class LakeStreamOptions {
             Map<String, String> catalogOptions,
             Map<String, String> hints,
             Function<String, E> refusal) {
+        return forStatement(tableOptions, catalogOptions, Collections.emptyMap(), hints, refusal);
+    }
+
+    /**
+     * The lake-stream options of one statement of a session on a table of a catalog: the table's
+     * own options, then the catalog's {@code lake-stream.*} options, then the session's (Flink's
+     * {@code SET}), then the statement's hints, which win. The options that choose the store are
+     * refused from the session as from a hint (see {@link #forStatement(Map, Map, Map, Function)}).
+     *
+     * @param sessionOptions the session's options for the table
+     * @throws RuntimeException from {@code refusal} when the session or a hint sets a store option
+     */
+    public static <E extends RuntimeException> Map<String, String> forStatement(
+            Map<String, String> tableOptions,
+            Map<String, String> catalogOptions,
+            Map<String, String> sessionOptions,
+            Map<String, String> hints,
+            Function<String, E> refusal) {
         Map<String, String> merged = forTable(tableOptions, catalogOptions);
         String store = merged.getOrDefault(STORE.key(), STORE.defaultValue());
+        Map<String, String> statement = new HashMap<>();
+        copyLakeStreamOptions(sessionOptions, statement);
+        copyLakeStreamOptions(hints, statement);
         List<String> refused = new ArrayList<>();
-        hints.forEach(
+        statement.forEach(
                 (key, value) -> {
-                    if (!key.startsWith(PREFIX)) {
-                        return;
-                    }
                     if (key.equals(STORE.key())
                             || key.equals(STORE_DATABASE_PREFIX.key())
                             || key.startsWith(storeOptionsPrefix(store))) {
@@ -350,10 +368,10 @@ public final class LakeStreamOptions {
             Collections.sort(refused);
             throw refusal.apply(
                     String.format(
-                            "%s cannot be set by a statement (a hint or a read option): the "
-                                    + "options that choose the stream store are the catalog's. Set "
-                                    + "them on the catalog, or use another catalog for another "
-                                    + "store.",
+                            "%s cannot be set by a statement (a hint, a SET of the session or a "
+                                    + "read option): the options that choose the stream store "
+                                    + "are the catalog's. Set them on the catalog, or use another "
+                                    + "catalog for another store.",
                             refused.stream()
                                     .map(key -> "'" + key + "'")
                                     .collect(Collectors.joining(", "))));

@@ -95,4 +95,42 @@ class LakeStreamOptionsTest {
                                 IllegalArgumentException::new))
                 .containsEntry("lake-stream.store.request-timeout", "5 s");
     }
+
+    @Test
+    void theSessionWinsOverTheCatalogAndAHintOverTheSession() {
+        Map<String, String> catalog = new HashMap<>();
+        catalog.put("lake-stream.read.isolation", "read-committed");
+        catalog.put("lake-stream.read.lake-only", "false");
+        catalog.put("lake-stream.fluss.bootstrap.servers", "fluss:9123");
+        Map<String, String> session = new HashMap<>();
+        session.put("lake-stream.read.isolation", "read-uncommitted");
+        session.put("lake-stream.read.lake-only", "true");
+        session.put("table.exec.resource.default-parallelism", "2");
+        Map<String, String> hints = Map.of("lake-stream.read.lake-only", "false");
+
+        assertThat(
+                        LakeStreamOptions.forStatement(
+                                Map.of("lake-stream.read.store-timeout", "5 s"),
+                                catalog,
+                                session,
+                                hints,
+                                IllegalArgumentException::new))
+                .containsEntry("lake-stream.read.isolation", "read-uncommitted")
+                .containsEntry("lake-stream.read.lake-only", "false")
+                .containsEntry("lake-stream.read.store-timeout", "5 s")
+                .containsEntry("lake-stream.fluss.bootstrap.servers", "fluss:9123")
+                .doesNotContainKey("table.exec.resource.default-parallelism");
+
+        assertThatThrownBy(
+                        () ->
+                                LakeStreamOptions.forStatement(
+                                        new HashMap<>(),
+                                        catalog,
+                                        Map.of("lake-stream.fluss.bootstrap.servers", "x:1"),
+                                        new HashMap<>(),
+                                        IllegalArgumentException::new))
+                .hasMessageStartingWith(
+                        "'lake-stream.fluss.bootstrap.servers' cannot be set by a statement (a "
+                                + "hint, a SET of the session");
+    }
 }

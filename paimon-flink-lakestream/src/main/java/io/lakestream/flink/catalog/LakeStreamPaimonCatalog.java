@@ -65,7 +65,8 @@ import java.util.Map;
  *       change is refused: the stream table's buckets would no longer match;
  *   <li>creating a table with {@code 'lake-stream.enabled' = 'true'} enables it as {@code ALTER}
  *       does;
- *   <li>dropping an enabled table drops its stream table; renaming one is refused.
+ *   <li>dropping an enabled table drops its stream table, and so does dropping its database with
+ *       {@code CASCADE}; renaming one is refused.
  * </ul>
  */
 @Internal
@@ -316,21 +317,75 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
     public void dropTable(Identifier identifier, boolean ignoreIfNotExists)
             throws TableNotExistException {
         enablement.streamTables().forget(identifier);
-        FileStoreTable enabled = enabledTable(identifier);
-        // the owner is read before the table goes: it is what the store checks the drop against
-        StreamTableOwner owner = enabled == null ? null : StreamTableOwner.of(enabled);
+        EnabledTable enabled = EnabledTable.of(identifier, enabledTable(identifier));
         super.dropTable(identifier, ignoreIfNotExists);
         if (enabled != null) {
-            try (StreamStore store = enablement.openStore(enabled.options())) {
-                store.drop(identifier, owner);
-            } catch (StreamStoreException e) {
-                // the Paimon table is gone, as DROP TABLE asked; keeping a stream table that may
-                // hold another table's records is what must happen, not a failed statement
-                LOG.warn(
-                        "Table {} was dropped, but its stream table was kept: {}",
-                        identifier.getFullName(),
-                        e.getMessage());
+            dropStreamTable(enabled);
+        }
+    }
+
+    /**
+     * Drops a database; with {@code CASCADE}, the stream tables of its tables in lake-stream mode
+     * go with it, as {@code DROP TABLE} drops them, so that a table created again under the same
+     * name can be enabled. Without it (Flink's {@code RESTRICT}, the default), Paimon refuses a
+     * database that has tables and nothing is dropped.
+     */
+    @Override
+    public void dropDatabase(String name, boolean ignoreIfNotExists, boolean cascade)
+            throws DatabaseNotExistException, DatabaseNotEmptyException {
+        List<EnabledTable> enabled = new ArrayList<>();
+        if (cascade) {
+            List<String> tables;
+            try {
+                tables = listTables(name);
+            } catch (DatabaseNotExistException e) {
+                tables = Collections.emptyList(); // Paimon says so, or ignores it
             }
+            for (String table : tables) {
+                Identifier identifier = Identifier.create(name, table);
+                enablement.streamTables().forget(identifier);
+                EnabledTable found = EnabledTable.of(identifier, enabledTable(identifier));
+                if (found != null) {
+                    enabled.add(found);
+                }
+            }
+        }
+        super.dropDatabase(name, ignoreIfNotExists, cascade);
+        for (EnabledTable table : enabled) {
+            dropStreamTable(table);
+        }
+    }
+
+    /** Drops the stream table of a Paimon table in lake-stream mode that was just dropped. */
+    private void dropStreamTable(EnabledTable dropped) {
+        try (StreamStore store = enablement.openStore(dropped.table.options())) {
+            store.drop(dropped.identifier, dropped.owner);
+        } catch (StreamStoreException e) {
+            // the Paimon table is gone, as the statement asked; keeping a stream table that may
+            // hold another table's records is what must happen, not a failed statement
+            LOG.warn(
+                    "Table {} was dropped, but its stream table was kept: {}",
+                    dropped.identifier.getFullName(),
+                    e.getMessage());
+        }
+    }
+
+    /** A table in lake-stream mode about to be dropped, with the owner its stream table records. */
+    private static final class EnabledTable {
+        private final Identifier identifier;
+        private final FileStoreTable table;
+        private final StreamTableOwner owner;
+
+        private EnabledTable(Identifier identifier, FileStoreTable table) {
+            this.identifier = identifier;
+            this.table = table;
+            // read before the table goes: it is what the store checks the drop against
+            this.owner = StreamTableOwner.of(table);
+        }
+
+        /** The table if {@code enabled} is not null, else null. */
+        static EnabledTable of(Identifier identifier, FileStoreTable enabled) {
+            return enabled == null ? null : new EnabledTable(identifier, enabled);
         }
     }
 

@@ -115,11 +115,23 @@ public final class LakeStreamSink implements Serializable {
         return sinkFrom(rows);
     }
 
-    /** Adds the sink to a stream of Paimon rows. */
+    /**
+     * Adds the sink to a stream of Paimon rows. The writers get the sink's parallelism when it has
+     * one; otherwise the input's, except that an unpartitioned table with fewer buckets than that
+     * gets one writer per bucket, as Paimon's sink of a fixed-bucket table does (the others would
+     * have no bucket to write).
+     */
     public DataStreamSink<?> sinkFromInternalRows(DataStream<InternalRow> input) {
+        Integer writers = parallelism;
+        int buckets = table.coreOptions().bucket();
+        if (writers == null
+                && table.partitionKeys().isEmpty()
+                && buckets < input.getParallelism()) {
+            writers = buckets;
+        }
         DataStream<InternalRow> partitioned =
                 FlinkStreamPartitioner.partition(
-                        input, new RowDataChannelComputer(table.schema(), false), parallelism);
+                        input, new RowDataChannelComputer(table.schema(), false), writers);
         return new LakeStreamFixedBucketSink(table, streamTable, options).sinkFrom(partitioned);
     }
 
@@ -140,7 +152,10 @@ public final class LakeStreamSink implements Serializable {
             return this;
         }
 
-        /** The parallelism of the writers; by default that of the input. */
+        /**
+         * The parallelism of the writers; by default that of the input, or the number of buckets of
+         * an unpartitioned table that has fewer, as in Paimon.
+         */
         public Builder setParallelism(int parallelism) {
             this.parallelism = parallelism;
             return this;

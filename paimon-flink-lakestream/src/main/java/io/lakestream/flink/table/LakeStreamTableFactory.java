@@ -151,15 +151,21 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
     }
 
     /**
-     * Refuses a credential given in a hint ({@link CredentialOptions}): the options that differ
-     * from the table's own are the hint's. A credential already stored in a table's options (from a
-     * version that took them) is read as before.
+     * Refuses a credential given in a hint or set in the session ({@link CredentialOptions}): the
+     * options that differ from the table's own are the hint's. A credential already stored in a
+     * table's options (from a version that took them) is read as before.
      */
     private static void refuseCredentialHints(Context context) {
+        String table = context.getObjectIdentifier().asSummaryString();
         CredentialOptions.refuse(
-                context.getObjectIdentifier().asSummaryString(),
+                table,
                 new ArrayList<>(hints(context).keySet()),
                 "in a hint",
+                ValidationException::new);
+        CredentialOptions.refuse(
+                table,
+                new ArrayList<>(SessionOptions.of(context).keySet()),
+                "with SET",
                 ValidationException::new);
     }
 
@@ -170,6 +176,27 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
         return origin instanceof DataCatalogTable
                 ? ((DataCatalogTable) origin).table().options()
                 : Map.of();
+    }
+
+    /**
+     * The table's options for the statement: its stored options, the hints and what the session
+     * sets ({@link SessionOptions}). A hint beats the session's setting of a {@code lake-stream.*}
+     * option; the session's setting of one of Paimon's options beats a hint, as in Paimon's own
+     * table factory, so that a table reads and writes with the same Paimon options whether or not
+     * it is in lake-stream mode.
+     */
+    private static Map<String, String> statementOptions(Context context) {
+        Map<String, String> options = new HashMap<>(context.getCatalogTable().getOptions());
+        Map<String, String> hints = hints(context);
+        SessionOptions.of(context)
+                .forEach(
+                        (key, value) -> {
+                            if (!key.startsWith(LakeStreamOptions.PREFIX)
+                                    || !hints.containsKey(key)) {
+                                options.put(key, value);
+                            }
+                        });
+        return options;
     }
 
     /** The statement's hints: the options that differ from the table's stored ones. */
@@ -197,18 +224,19 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
      */
     private static void refuseDisablingHint(Context context) {
         CatalogTable origin = context.getCatalogTable().getOrigin();
+        Map<String, String> options = statementOptions(context);
         if (!(origin instanceof DataCatalogTable)
                 || !LakeStreamEnablement.isEnabled(((DataCatalogTable) origin).table().options())
-                || LakeStreamEnablement.isEnabled(context.getCatalogTable().getOptions())) {
+                || LakeStreamEnablement.isEnabled(options)) {
             return;
         }
         String key = LakeStreamOptions.ENABLED.key();
         throw StatementErrors.rootOf(
                 ValidationException::new,
                 String.format(
-                        "Cannot write table %s with '%s' = '%s' in a hint: the table is in "
+                        "Cannot write table %s with '%s' = '%s' in a hint or a SET: the table is in "
                                 + "lake-stream mode, and a write through the paimon-lakestream "
-                                + "catalog always writes the stream store too. Remove the hint; "
+                                + "catalog always writes the stream store too. Remove it; "
                                 + "to write without the stream store, disable lake-stream mode "
                                 + "(ALTER TABLE ... SET ('%s' = 'false') or CALL "
                                 + "sys.disable_lake_stream), or write through Paimon's own "
@@ -216,15 +244,18 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
                                 + "lake-stream reads follow at each commit, not within a second.",
                         context.getObjectIdentifier().asSummaryString(),
                         key,
-                        context.getCatalogTable().getOptions().get(key),
+                        options.get(key),
                         key),
                 null);
     }
 
-    /** The Paimon table with the query's options (hints included) if it is enabled, else null. */
+    /**
+     * The Paimon table with the statement's options (hints and the session's included) if it is
+     * enabled, else null.
+     */
     private static FileStoreTable enabledTable(Context context) {
         CatalogTable origin = context.getCatalogTable().getOrigin();
-        Map<String, String> options = context.getCatalogTable().getOptions();
+        Map<String, String> options = statementOptions(context);
         if (!(origin instanceof DataCatalogTable)
                 || !(((DataCatalogTable) origin).table() instanceof FileStoreTable)
                 || !LakeStreamEnablement.isEnabled(options)) {
@@ -254,14 +285,16 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
     }
 
     /**
-     * The lake-stream options of the statement: the table's, the catalog's over them, the hints
-     * over both; a hint that chooses the store is refused naming the table and the options.
+     * The lake-stream options of the statement: the table's, the catalog's over them, the session's
+     * over those and the hints over all; a hint or a session's setting that chooses the store is
+     * refused naming the table and the options.
      */
     private Map<String, String> storeOptions(Context context, FileStoreTable table) {
         String name = context.getObjectIdentifier().asSummaryString();
         return LakeStreamOptions.forStatement(
                 storedOptions(context),
                 catalogOptions,
+                SessionOptions.of(context),
                 hints(context),
                 message ->
                         StatementErrors.rootOf(

@@ -26,10 +26,12 @@ import org.apache.paimon.flink.sink.FlinkSinkBuilder;
 import org.apache.paimon.flink.sink.FlinkTableSink;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
@@ -42,6 +44,7 @@ import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelDelete;
 import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelUpdate;
+import org.apache.flink.table.connector.sink.abilities.SupportsTruncate;
 import org.apache.flink.table.data.RowData;
 
 import javax.annotation.Nullable;
@@ -70,6 +73,9 @@ import java.util.function.Supplier;
  * atomically at its commit, which records read before it would contradict. Its snapshot records no
  * offsets and so inherits those of the snapshot before it; the stream records already there stay
  * below them, replaced with the rest of the partition.
+ *
+ * <p>{@code TRUNCATE TABLE} is an overwrite of everything with nothing, and the same: Paimon's own
+ * truncate commit (see "Truncate" in docs/consistency.md).
  */
 @Internal
 public class LakeStreamTableSink
@@ -77,7 +83,8 @@ public class LakeStreamTableSink
                 SupportsPartitioning,
                 SupportsOverwrite,
                 SupportsRowLevelDelete,
-                SupportsRowLevelUpdate {
+                SupportsRowLevelUpdate,
+                SupportsTruncate {
 
     private final ObjectIdentifier identifier;
     private final FileStoreTable table;
@@ -155,6 +162,22 @@ public class LakeStreamTableSink
                         .build();
             }
         };
+    }
+
+    /**
+     * Paimon's truncate, as Paimon's sink runs it: a snapshot that deletes every file and, naming
+     * no offsets, inherits those of the snapshot before it. The uncommitted tail above them is a
+     * running writer's, which its next commit adds to Paimon as well.
+     */
+    @Override
+    public void executeTruncation() {
+        try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
+            commit.truncateTable();
+        } catch (Exception e) {
+            throw new TableException(
+                    "Cannot truncate table " + identifier.asSummaryString() + ": " + e.getMessage(),
+                    e);
+        }
     }
 
     @Override

@@ -71,8 +71,9 @@ import java.util.function.Supplier;
  * skipping) and are applied again by the planner, except, in batch, those on partition columns
  * alone, which the source applies exactly (as Paimon's source does); top-level projections are
  * pushed down. A batch {@code COUNT(*)} of an append table is answered from metadata, as Paimon
- * answers it, and a batch {@code LIMIT} is pushed down. Lookup joins of a primary-key table see
- * the store's records (see {@link #getLookupRuntimeProvider}).
+ * answers it, and a batch {@code LIMIT} is pushed down. Lookup joins of a primary-key table see the
+ * store's records (see {@link #getLookupRuntimeProvider}). The read's parallelism is Paimon's
+ * ({@link ScanParallelism}).
  */
 @Internal
 public class LakeStreamTableSource
@@ -160,6 +161,10 @@ public class LakeStreamTableSource
                                             })
                                     .returns(source.getProducedType())
                                     .name(name + " rows");
+                }
+                Integer parallelism = ScanParallelism.of(table, unbounded, filter, env);
+                if (parallelism != null) {
+                    ScanParallelism.applyTo(rows, parallelism);
                 }
                 return rows;
             }

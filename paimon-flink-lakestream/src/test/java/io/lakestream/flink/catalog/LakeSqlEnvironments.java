@@ -31,6 +31,7 @@ import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -98,6 +99,38 @@ public final class LakeSqlEnvironments {
         tEnv.executeSql(catalogDdl("lake", ""));
         tEnv.executeSql("CREATE DATABASE IF NOT EXISTS lake.db");
         return tEnv;
+    }
+
+    /** The DDL of catalog {@code paimon}: Paimon's own catalog of {@code warehouse}. */
+    static String paimonCatalogDdl(Path warehouse) {
+        return "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
+                + warehouse.toUri()
+                + "')";
+    }
+
+    /**
+     * Creates {@code table} (id INT, name STRING) in lake-stream mode with one committed row,
+     * written by {@code batch}, and starts a job that writes a second row and commits it only after
+     * an hour or at a savepoint: a tail in the store.
+     */
+    JobClient committedRowAndTail(TableEnvironment batch, String table) throws Exception {
+        StreamTableEnvironment writing = streaming(Duration.ofHours(1));
+        writing.executeSql(
+                "CREATE TABLE "
+                        + table
+                        + " (id INT, name STRING) WITH ('bucket' = '1', "
+                        + "'bucket-key' = 'id', 'lake-stream.enabled' = 'true')");
+        batch.executeSql("INSERT INTO " + table + " VALUES (1, 'committed')").await();
+        writing.executeSql(
+                "CREATE TEMPORARY TABLE idle (id INT) WITH ('connector' = 'datagen', "
+                        + "'rows-per-second' = '1', 'fields.id.min' = '0', 'fields.id.max' = '9')");
+        return writing.executeSql(
+                        "INSERT INTO "
+                                + table
+                                + " SELECT * FROM (VALUES (2, 'tail')) "
+                                + "UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
+                .getJobClient()
+                .orElseThrow();
     }
 
     /** A batch table environment with the catalog {@code lake}. */

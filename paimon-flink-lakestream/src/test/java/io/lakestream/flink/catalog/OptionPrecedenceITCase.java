@@ -24,20 +24,18 @@ import io.lakestream.testutils.Await;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.time.Duration;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A statement's hints win over the catalog's {@code lake-stream.*} options, which win over the
- * table's, as in Flink and Paimon; a hint that would choose the store is refused.
+ * A statement's hints win over the session's {@code SET}s, which win over the catalog's {@code
+ * lake-stream.*} options, which win over the table's, as in Flink and Paimon; a hint or a {@code
+ * SET} that would choose the store is refused.
  */
 @ExtendWith({SharedStreamStore.class, SharedMiniCluster.class})
 class OptionPrecedenceITCase {
@@ -47,22 +45,8 @@ class OptionPrecedenceITCase {
     @Test
     void aHintWinsOverTheCatalogAndCannotChooseTheStore() throws Exception {
         LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
-        StreamTableEnvironment writing = environments.streaming(Duration.ofHours(1));
-        writing.executeSql(
-                "CREATE TABLE lake.db.precedence (id INT, name STRING) WITH ('bucket' = '1', "
-                        + "'bucket-key' = 'id', 'lake-stream.enabled' = 'true')");
         TableEnvironment batch = environments.batch();
-        batch.executeSql("INSERT INTO lake.db.precedence VALUES (1, 'committed')").await();
-        // a tail the running job checkpoints (and so commits) only after an hour
-        writing.executeSql(
-                "CREATE TEMPORARY TABLE idle (id INT) WITH ('connector' = 'datagen', "
-                        + "'rows-per-second' = '1', 'fields.id.min' = '0', 'fields.id.max' = '9')");
-        JobClient writer =
-                writing.executeSql(
-                                "INSERT INTO lake.db.precedence SELECT * FROM (VALUES (2, 'tail')) "
-                                        + "UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
-                        .getJobClient()
-                        .orElseThrow();
+        JobClient writer = environments.committedRowAndTail(batch, "lake.db.precedence");
         try {
             Await.until(
                     () -> LakeSqlEnvironments.count(batch, "lake.db.precedence") == 2,
@@ -88,6 +72,46 @@ class OptionPrecedenceITCase {
                     .hasStackTraceContaining("Table lake.db.precedence: ")
                     .hasStackTraceContaining(
                             "'lake-stream.store.database-prefix' cannot be set by a statement");
+        } finally {
+            writer.cancel().get();
+        }
+    }
+
+    @Test
+    void aSetOfTheSessionWinsOverTheCatalogAndAHintOverIt() throws Exception {
+        LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
+        TableEnvironment batch = environments.batch();
+        String table = "lake.db.precedence_set";
+        JobClient writer = environments.committedRowAndTail(batch, table);
+        try {
+            Await.until(
+                    () -> LakeSqlEnvironments.count(batch, table) == 2,
+                    "the tail in the union read");
+            // what the SQL client's SET does; Flink's form, for every table of the session
+            TableEnvironment session = environments.batch();
+            session.getConfig().set("lake-stream.read.lake-only", "true");
+            assertThat(LakeSqlEnvironments.count(session, table)).isEqualTo(1);
+            assertThat(
+                            LakeSqlEnvironments.count(
+                                    session,
+                                    table
+                                            + " /*+ OPTIONS('lake-stream.read.lake-only' = 'false') */"))
+                    .as("a hint beats a SET")
+                    .isEqualTo(2);
+            // Paimon's form: a named table beats a wildcard, which beats Flink's form
+            session.getConfig().set("paimon.*.*.*.lake-stream.read.lake-only", "false");
+            assertThat(LakeSqlEnvironments.count(session, table)).isEqualTo(2);
+            session.getConfig()
+                    .set("paimon.lake.db.precedence_set.lake-stream.read.lake-only", "true");
+            assertThat(LakeSqlEnvironments.count(session, table)).isEqualTo(1);
+
+            TableEnvironment storeChoosing = environments.batch();
+            storeChoosing.getConfig().set("lake-stream.store.database-prefix", "x");
+            assertThatThrownBy(() -> LakeSqlEnvironments.count(storeChoosing, table))
+                    .hasStackTraceContaining("Table " + table + ": ")
+                    .hasStackTraceContaining(
+                            "'lake-stream.store.database-prefix' cannot be set by a statement (a "
+                                    + "hint, a SET of the session");
         } finally {
             writer.cancel().get();
         }
