@@ -63,7 +63,7 @@ public final class LakeStreamChangelog {
                         .process(new ChangelogMergeFunction(table))
                         .returns(whole.getProducedType())
                         .name(name + " changelog");
-        Predicate afterMerge = source.readFilter().afterMerge();
+        Predicate afterMerge = source.readContext().readFilter().afterMerge();
         if (afterMerge != null) {
             // the source tested the partition and key conjuncts; the others hold for a merged row
             // only, so each changelog row is tested on its own, as Flink's planner filters one
@@ -72,7 +72,7 @@ public final class LakeStreamChangelog {
                             .filter(row -> afterMerge.test(new FlinkRowWrapper(row)))
                             .name(name + " filter");
         }
-        int[] projection = source.projection();
+        int[] projection = source.readContext().projection();
         if (projection == null) {
             return changelog;
         }

@@ -28,22 +28,17 @@ import io.lakestream.flink.source.enumerator.PlannedRowCount;
 import io.lakestream.flink.source.reader.LakeStreamSourceReader;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitSerializer;
-import io.lakestream.read.plan.ReadFilter;
-import io.lakestream.read.plan.ReadStart;
 import io.lakestream.store.StreamStoreException;
-import io.lakestream.store.StreamStoreLoader;
-import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.flink.LogicalTypeConversion;
-import org.apache.paimon.options.Options;
-import org.apache.paimon.predicate.PartitionPredicateVisitor;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.RowType;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -89,31 +84,10 @@ public final class LakeStreamSource
 
     private static final long serialVersionUID = 1L;
 
-    private final FileStoreTable table;
-    private final StreamTable streamTable;
-    private final Map<String, String> options;
-    private final boolean bounded;
-    @Nullable private final Predicate filter;
-    @Nullable private final int[] projection;
+    private final LakeStreamReadContext read;
 
-    /** The rows a bounded read stops after; {@link Long#MAX_VALUE} for all. */
-    private final long limit;
-
-    private LakeStreamSource(
-            FileStoreTable table,
-            StreamTable streamTable,
-            Map<String, String> options,
-            boolean bounded,
-            @Nullable Predicate filter,
-            @Nullable int[] projection,
-            long limit) {
-        this.table = table;
-        this.streamTable = streamTable;
-        this.options = options;
-        this.bounded = bounded;
-        this.filter = filter;
-        this.projection = projection;
-        this.limit = limit;
+    private LakeStreamSource(LakeStreamReadContext read) {
+        this.read = read;
     }
 
     public static Builder builder() {
@@ -122,25 +96,12 @@ public final class LakeStreamSource
 
     @Override
     public Boundedness getBoundedness() {
-        return bounded ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
+        return read.bounded() ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
     }
 
     @Override
     public SourceReader<RowData, LakeStreamSplit> createReader(SourceReaderContext context) {
-        boolean readCommitted =
-                !bounded
-                        && Options.fromMap(options).get(LakeStreamOptions.READ_ISOLATION)
-                                == LakeStreamOptions.ReadIsolation.READ_COMMITTED;
-        return new LakeStreamSourceReader(
-                context,
-                table,
-                streamTable,
-                options,
-                readFilter(),
-                bounded,
-                projection,
-                readCommitted,
-                limit);
+        return new LakeStreamSourceReader(context, read);
     }
 
     @Override
@@ -158,25 +119,7 @@ public final class LakeStreamSource
     private SplitEnumerator<LakeStreamSplit, LakeStreamEnumeratorState> enumerator(
             SplitEnumeratorContext<LakeStreamSplit> context,
             @Nullable LakeStreamEnumeratorState state) {
-        Options conf = Options.fromMap(options);
-        Map<String, String> storeOptions = options;
-        return LakeStreamSplitEnumerator.create(
-                context,
-                table,
-                streamTable,
-                // partition and key conjuncts only: they plan the same splits whatever the merge
-                readFilter().beforeMerge(),
-                () ->
-                        StreamStoreLoader.create(
-                                storeOptions, LakeStreamSource.class.getClassLoader()),
-                bounded,
-                conf.get(LakeStreamOptions.READ_LAKE_ONLY),
-                conf.get(LakeStreamOptions.READ_ISOLATION)
-                        == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
-                conf.get(LakeStreamOptions.READ_PARTITION_DISCOVERY_INTERVAL).toMillis(),
-                conf.get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT),
-                limit,
-                state);
+        return LakeStreamSplitEnumerator.create(context, read, state);
     }
 
     /**
@@ -187,30 +130,25 @@ public final class LakeStreamSource
      * partition columns, or a file whose row count Paimon does not know.
      */
     public OptionalLong rowCountFromMetadata() {
-        if (!bounded || !filtersPartitionsOnly(table, filter)) {
+        if (!read.bounded() || !read.filtersPartitionsOnly()) {
             return OptionalLong.empty();
         }
-        Options conf = Options.fromMap(options);
-        Map<String, String> storeOptions = options;
         try {
             return PlannedRowCount.count(
-                    table,
-                    streamTable,
-                    filter,
-                    conf.get(LakeStreamOptions.READ_LAKE_ONLY),
-                    conf.get(LakeStreamOptions.READ_ISOLATION)
-                            == LakeStreamOptions.ReadIsolation.READ_COMMITTED,
-                    conf.get(LakeStreamOptions.SINK_WRITER_LEASE_TIMEOUT),
-                    () ->
-                            StreamStoreLoader.create(
-                                    storeOptions, LakeStreamSource.class.getClassLoader()));
+                    read.table(),
+                    read.streamTable(),
+                    read.filter(),
+                    read.lakeOnly(),
+                    read.readCommitted(),
+                    read.writerLeaseTimeout(),
+                    read.storeFactory());
         } catch (StreamStoreException e) {
             // planning asked (a COUNT(*) pushed down): the statement fails naming the table
             throw StatementErrors.rootOf(
                     StreamStoreException::new,
                     String.format(
                             "Cannot count the rows of lake-stream table %s: %s",
-                            table.fullName(), e.getMessage()),
+                            read.table().fullName(), e.getMessage()),
                     e);
         }
     }
@@ -228,7 +166,7 @@ public final class LakeStreamSource
 
     /** The type of the rows this source emits: the table's columns, projected. */
     public RowType producedRowType() {
-        return projection == null ? table.rowType() : table.rowType().project(projection);
+        return read.producedRowType();
     }
 
     @Override
@@ -237,27 +175,18 @@ public final class LakeStreamSource
     }
 
     public FileStoreTable table() {
-        return table;
+        return read.table();
+    }
+
+    /** What this source reads, resolved from its settings and options. */
+    @Internal
+    public LakeStreamReadContext readContext() {
+        return read;
     }
 
     /** This source, emitting whole rows. */
     LakeStreamSource withoutProjection() {
-        return new LakeStreamSource(table, streamTable, options, bounded, filter, null, limit);
-    }
-
-    /** Whether {@code filter} (null for none) tests partition columns only. */
-    private static boolean filtersPartitionsOnly(FileStoreTable table, @Nullable Predicate filter) {
-        return filter == null || filter.visit(new PartitionPredicateVisitor(table.partitionKeys()));
-    }
-
-    @Nullable
-    int[] projection() {
-        return projection;
-    }
-
-    /** The filter, split by what may be tested before a primary-key merge. */
-    ReadFilter readFilter() {
-        return ReadFilter.of(table, filter);
+        return new LakeStreamSource(read.withoutProjection());
     }
 
     /** Builds a {@link LakeStreamSource}; the table is required. */
@@ -350,37 +279,6 @@ public final class LakeStreamSource
 
         public LakeStreamSource build() {
             FileStoreTable table = enabledTable(", or read it with Paimon's own source");
-            String name = table.fullName();
-            Map<String, String> merged = mergedOptions();
-            Options conf = Options.fromMap(merged);
-            boolean lakeOnly = conf.get(LakeStreamOptions.READ_LAKE_ONLY);
-            conf.get(LakeStreamOptions.READ_ISOLATION);
-            conf.get(LakeStreamOptions.READ_PARTITION_DISCOVERY_INTERVAL);
-            if (lakeOnly && !bounded) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "Table %s: '%s' = 'true' reads one Paimon snapshot and ends; it "
-                                        + "needs a bounded read. Read the table with Paimon's own "
-                                        + "source to follow its snapshots.",
-                                name, LakeStreamOptions.READ_LAKE_ONLY.key()));
-            }
-            if (projection != null) {
-                for (int index : projection) {
-                    if (index < 0 || index >= table.rowType().getFieldCount()) {
-                        throw new IllegalArgumentException(
-                                String.format(
-                                        "Projection index %d is out of the %d columns of table %s.",
-                                        index, table.rowType().getFieldCount(), name));
-                    }
-                }
-            }
-            if (limit != Long.MAX_VALUE && !bounded) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "Table %s: a limit (%d) needs a bounded read; an unbounded read "
-                                        + "never ends its splits.",
-                                name, limit));
-            }
             Map<String, String> paimonOptions = new HashMap<>();
             options.forEach(
                     (k, v) -> {
@@ -388,23 +286,21 @@ public final class LakeStreamSource
                             paimonOptions.put(k, v);
                         }
                     });
-            Map<String, String> scanOptions = new HashMap<>(table.options());
-            scanOptions.putAll(paimonOptions);
-            UnsupportedScanOptions.check(name, scanOptions, bounded);
-            FileStoreTable read = paimonOptions.isEmpty() ? table : table.copy(paimonOptions);
-            // resolved again when the job plans; resolved here, a start that does not exist or
-            // cannot be followed fails the job's construction, not its enumerator
-            ReadStart.resolve(read, bounded);
-            StreamTableSpec spec = StreamTableSpec.of(Identifier.fromString(name), read);
+            Map<String, String> merged = mergedOptions();
             return new LakeStreamSource(
-                    read,
-                    streamTable(spec, merged),
-                    merged,
-                    bounded,
-                    filter,
-                    projection,
-                    // a filter on other columns drops rows after the readers count them
-                    filtersPartitionsOnly(read, filter) ? limit : Long.MAX_VALUE);
+                    LakeStreamReadContext.resolve(
+                            table,
+                            merged,
+                            paimonOptions,
+                            read ->
+                                    streamTable(
+                                            StreamTableSpec.of(
+                                                    Identifier.fromString(table.fullName()), read),
+                                            merged),
+                            bounded,
+                            filter,
+                            projection,
+                            limit));
         }
     }
 }

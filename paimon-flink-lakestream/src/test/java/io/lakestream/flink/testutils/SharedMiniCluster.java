@@ -23,6 +23,7 @@ import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.test.util.MiniClusterWithClientResource;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -77,6 +78,10 @@ public final class SharedMiniCluster implements BeforeAllCallback {
                 // a class that failed may have left its jobs running: they would hold the slots
                 // that this class's jobs wait for
                 cluster.cancelAllJobs();
+                // a class of Flink's connector test framework runs on a MiniCluster of its own
+                // and, closing it, unsets the context environment: jobs would then run on a new
+                // local cluster each, out of this one's reach (its metrics, its job clients)
+                TestStreamEnvironment.setAsContext(cluster.getMiniCluster(), SLOTS);
             }
         }
     }

@@ -19,6 +19,7 @@
 package io.lakestream.flink.source.enumerator;
 
 import io.lakestream.LakeStreamOptions;
+import io.lakestream.flink.source.LakeStreamReadContext;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
@@ -40,6 +41,7 @@ import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -177,25 +179,29 @@ public final class LakeStreamSplitEnumerator
         }
     }
 
-    /**
-     * Creates the enumerator of a source; see {@code LakeStreamSource}.
-     *
-     * @param limit the rows a bounded read's {@code LIMIT} asks for, or {@link Long#MAX_VALUE}
-     */
+    /** Creates the enumerator of a source's read; see {@code LakeStreamSource}. */
     public static LakeStreamSplitEnumerator create(
             SplitEnumeratorContext<LakeStreamSplit> context,
-            org.apache.paimon.table.FileStoreTable table,
-            io.lakestream.store.StreamTable streamTable,
-            @Nullable org.apache.paimon.predicate.Predicate filter,
-            Supplier<StreamStore> storeSupplier,
-            boolean bounded,
-            boolean lakeOnly,
-            boolean readCommitted,
-            long discoveryIntervalMillis,
-            Duration writerLeaseTimeout,
-            long limit,
+            LakeStreamReadContext read,
             @Nullable LakeStreamEnumeratorState restored) {
-        UnionReadPlanner planner = new UnionReadPlanner(table, streamTable, filter, bounded);
+        return create(context, read, read.storeFactory(), restored);
+    }
+
+    /** Creates the enumerator of {@code read}, opening the store with {@code storeFactory}. */
+    @VisibleForTesting
+    static LakeStreamSplitEnumerator create(
+            SplitEnumeratorContext<LakeStreamSplit> context,
+            LakeStreamReadContext read,
+            Supplier<StreamStore> storeFactory,
+            @Nullable LakeStreamEnumeratorState restored) {
+        org.apache.paimon.table.FileStoreTable table = read.table();
+        boolean bounded = read.bounded();
+        boolean lakeOnly = read.lakeOnly();
+        boolean readCommitted = read.readCommitted();
+        // partition and key conjuncts only: they plan the same splits whatever the merge
+        UnionReadPlanner planner =
+                new UnionReadPlanner(
+                        table, read.streamTable(), read.readFilter().beforeMerge(), bounded);
         // a bounded read at a snapshot picked by time travel returns exactly its state, as Paimon
         // does: nothing of the store, which it then never opens
         boolean travelsInTime = bounded && ReadStart.travelsInTime(table.options());
@@ -209,14 +215,14 @@ public final class LakeStreamSplitEnumerator
         return new LakeStreamSplitEnumerator(
                 context,
                 planner,
-                storeSupplier,
+                storeFactory,
                 logStop,
                 bounded,
                 lakeOnly || travelsInTime,
-                discoveryIntervalMillis,
-                writerLeaseTimeout,
+                read.partitionDiscoveryInterval().toMillis(),
+                read.writerLeaseTimeout(),
                 !bounded && !lakeOnly && readCommitted ? table : null,
-                bounded ? limit : Long.MAX_VALUE,
+                bounded ? read.limit() : Long.MAX_VALUE,
                 restored);
     }
 

@@ -18,6 +18,7 @@
 
 package io.lakestream.flink.source.reader;
 
+import io.lakestream.flink.source.LakeStreamReadContext;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitState;
@@ -55,27 +56,19 @@ public final class LakeStreamSourceReader
     /** The ends of lake parts, applied to the split states rather than emitted as records. */
     private final LakePartEnds lakePartEnds;
 
-    public LakeStreamSourceReader(
-            SourceReaderContext context,
-            FileStoreTable table,
-            StreamTable streamTable,
-            Map<String, String> storeOptions,
-            ReadFilter filter,
-            boolean bounded,
-            @Nullable int[] projection,
-            boolean readCommitted,
-            long limit) {
+    /** The reader of {@code read}; a bounded read never holds records back to their commit. */
+    public LakeStreamSourceReader(SourceReaderContext context, LakeStreamReadContext read) {
         this(
                 context,
-                table,
-                streamTable,
-                storeOptions,
-                filter,
-                rowFilter(table, filter, bounded),
-                projection,
-                readCommitted ? new CommittedOffsets() : null,
+                read.table(),
+                read.streamTable(),
+                read.storeOptions(),
+                read.readFilter(),
+                rowFilter(read.table(), read.readFilter(), read.bounded()),
+                read.projection(),
+                !read.bounded() && read.readCommitted() ? new CommittedOffsets() : null,
                 new LakePartEnds(),
-                limit);
+                read.limit());
     }
 
     private LakeStreamSourceReader(

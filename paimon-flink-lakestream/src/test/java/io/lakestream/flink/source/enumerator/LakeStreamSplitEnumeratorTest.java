@@ -19,6 +19,7 @@
 package io.lakestream.flink.source.enumerator;
 
 import io.lakestream.LakeStreamOptions;
+import io.lakestream.flink.source.LakeStreamReadContext;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
@@ -288,16 +289,17 @@ class LakeStreamSplitEnumeratorTest {
             LakeStreamSplitEnumerator enumerator =
                     LakeStreamSplitEnumerator.create(
                             context,
-                            table.copy(options),
-                            streamTable,
-                            null,
+                            LakeStreamReadContext.resolve(
+                                    table,
+                                    Collections.singletonMap(
+                                            "lake-stream.read.partition-discovery-interval", "1 s"),
+                                    options,
+                                    read -> streamTable,
+                                    bounded,
+                                    null,
+                                    null,
+                                    Long.MAX_VALUE),
                             store,
-                            bounded,
-                            false,
-                            false,
-                            1_000,
-                            Duration.ofMinutes(1),
-                            Long.MAX_VALUE,
                             null);
             enumerator.start();
             context.runNextOneTimeCallable();
