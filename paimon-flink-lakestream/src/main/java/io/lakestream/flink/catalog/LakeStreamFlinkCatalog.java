@@ -50,6 +50,7 @@ public class LakeStreamFlinkCatalog extends FlinkCatalog {
                 new LakeStreamTableFactory(
                         this,
                         catalog().options(),
-                        ((LakeStreamPaimonCatalog) catalog()).enablement().streamTables()));
+                        ((LakeStreamPaimonCatalog) catalog()).enablement().streamTables(),
+                        ((LakeStreamPaimonCatalog) catalog())::afterTruncate));
     }
 }

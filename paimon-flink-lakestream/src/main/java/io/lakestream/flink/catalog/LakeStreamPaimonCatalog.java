@@ -399,6 +399,15 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
         }
     }
 
+    /**
+     * Follows a {@code TRUNCATE TABLE} of {@code table}, a table in lake-stream mode, as a drop of
+     * all its partitions: their stream partitions go at once when no job writes the table ({@link
+     * CatalogPartitionDrops}).
+     */
+    public void afterTruncate(Identifier identifier, FileStoreTable table) {
+        CatalogPartitionDrops.afterDrop(enablement, identifier, table);
+    }
+
     @Override
     public void renameTable(Identifier fromTable, Identifier toTable, boolean ignoreIfNotExists)
             throws TableNotExistException, TableAlreadyExistException {

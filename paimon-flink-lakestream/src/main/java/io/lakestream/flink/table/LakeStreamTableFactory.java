@@ -54,6 +54,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -69,22 +70,27 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
 
     private final Map<String, String> catalogOptions;
     @Nullable private final StreamTableCache streamTables;
+    private final BiConsumer<Identifier, FileStoreTable> afterTruncate;
 
     public LakeStreamTableFactory(FlinkCatalog catalog, Map<String, String> catalogOptions) {
-        this(catalog, catalogOptions, null);
+        this(catalog, catalogOptions, null, (identifier, table) -> {});
     }
 
     /**
      * @param streamTables the stream tables the catalog knows, taken by planning instead of asking
      *     the store; null to ask the store every time
+     * @param afterTruncate what the catalog does after a {@code TRUNCATE TABLE} of a table in
+     *     lake-stream mode, as after a drop of all its partitions
      */
     public LakeStreamTableFactory(
             FlinkCatalog catalog,
             Map<String, String> catalogOptions,
-            @Nullable StreamTableCache streamTables) {
+            @Nullable StreamTableCache streamTables,
+            BiConsumer<Identifier, FileStoreTable> afterTruncate) {
         super(catalog);
         this.catalogOptions = catalogOptions;
         this.streamTables = streamTables;
+        this.afterTruncate = afterTruncate;
     }
 
     @Override
@@ -123,11 +129,13 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
             return super.createDynamicTableSink(context);
         }
         Map<String, String> storeOptions = storeOptions(context, table);
+        Identifier identifier = Identifier.fromString(table.fullName());
         return new LakeStreamTableSink(
                 context.getObjectIdentifier(),
                 table,
                 storeOptions,
-                knownStreamTable(table, storeOptions));
+                knownStreamTable(table, storeOptions),
+                () -> afterTruncate.accept(identifier, table));
     }
 
     /**

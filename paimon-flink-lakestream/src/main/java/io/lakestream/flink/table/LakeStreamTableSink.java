@@ -93,6 +93,9 @@ public class LakeStreamTableSink
     /** The catalog's stream table of the table, or null: the builder then looks it up. */
     private final Supplier<StreamTable> streamTable;
 
+    /** What the catalog does after a truncate: it drops the stream partitions when it can. */
+    private final Runnable afterTruncate;
+
     private final Map<String, String> staticPartitions = new LinkedHashMap<>();
     private boolean overwrite;
 
@@ -100,11 +103,13 @@ public class LakeStreamTableSink
             ObjectIdentifier identifier,
             FileStoreTable table,
             Map<String, String> storeOptions,
-            Supplier<StreamTable> streamTable) {
+            Supplier<StreamTable> streamTable,
+            Runnable afterTruncate) {
         this.identifier = identifier;
         this.table = table;
         this.storeOptions = storeOptions;
         this.streamTable = streamTable;
+        this.afterTruncate = afterTruncate;
     }
 
     @Override
@@ -167,7 +172,8 @@ public class LakeStreamTableSink
     /**
      * Paimon's truncate, as Paimon's sink runs it: a snapshot that deletes every file and, naming
      * no offsets, inherits those of the snapshot before it. The uncommitted tail above them is a
-     * running writer's, which its next commit adds to Paimon as well.
+     * running writer's, which its next commit adds to Paimon as well. The catalog then follows the
+     * truncate as a drop of every partition.
      */
     @Override
     public void executeTruncation() {
@@ -178,6 +184,8 @@ public class LakeStreamTableSink
                     "Cannot truncate table " + identifier.asSummaryString() + ": " + e.getMessage(),
                     e);
         }
+        // every partition is gone from Paimon, as after a drop of them all
+        afterTruncate.run();
     }
 
     @Override
@@ -243,7 +251,8 @@ public class LakeStreamTableSink
     @Override
     public DynamicTableSink copy() {
         LakeStreamTableSink copy =
-                new LakeStreamTableSink(identifier, table, storeOptions, streamTable);
+                new LakeStreamTableSink(
+                        identifier, table, storeOptions, streamTable, afterTruncate);
         copy.staticPartitions.putAll(staticPartitions);
         copy.overwrite = overwrite;
         return copy;

@@ -24,6 +24,7 @@ import io.lakestream.testutils.Await;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -112,6 +113,29 @@ class OptionPrecedenceITCase {
                     .hasStackTraceContaining(
                             "'lake-stream.store.database-prefix' cannot be set by a statement (a "
                                     + "hint, a SET of the session");
+
+            // a credential is refused from the session as from a hint, its value never shown
+            String password = "lake-stream.fluss.client.security.sasl.password";
+            TableEnvironment credential = environments.batch();
+            credential.getConfig().set(password, "never-shown");
+            assertThatThrownBy(() -> LakeSqlEnvironments.count(credential, table))
+                    .hasStackTraceContaining("'" + password + "' is a credential")
+                    .hasStackTraceContaining("cannot be given with SET")
+                    .satisfies(
+                            e ->
+                                    assertThat(ExceptionUtils.stringifyException(e))
+                                            .doesNotContain("never-shown"));
+
+            // a write with the mode off by the session's SET is refused, as with a hint
+            TableEnvironment disabling = environments.batch();
+            disabling.getConfig().set("lake-stream.enabled", "false");
+            assertThatThrownBy(
+                            () ->
+                                    disabling
+                                            .executeSql("INSERT INTO " + table + " VALUES (3, 'x')")
+                                            .await())
+                    .hasStackTraceContaining("Cannot write table " + table)
+                    .hasStackTraceContaining("in a hint or a SET");
         } finally {
             writer.cancel().get();
         }

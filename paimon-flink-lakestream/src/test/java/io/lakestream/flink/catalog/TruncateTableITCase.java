@@ -20,7 +20,12 @@ package io.lakestream.flink.catalog;
 
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
+import io.lakestream.store.StreamStore;
+import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.Await;
+
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -72,6 +77,9 @@ class TruncateTableITCase {
 
         truncate(environments, table);
         assertThat(readsEqualPaimons(batch, table)).isEmpty();
+        assertThat(streamPartitions(batch, table))
+                .as("no job writes the table: its stream partitions went with the truncate")
+                .isEmpty();
 
         batch.executeSql("INSERT INTO lake." + table + " VALUES (1, 3, 'after')").await();
         assertThat(readsEqualPaimons(batch, table)).containsExactly("+I[1, 3, after]");
@@ -119,6 +127,16 @@ class TruncateTableITCase {
         TableEnvironment truncating = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         truncating.executeSql(environments.catalogDdl("lake", ""));
         truncating.executeSql("TRUNCATE TABLE lake." + table).await();
+    }
+
+    private static List<BinaryRow> streamPartitions(TableEnvironment tEnv, String table)
+            throws Exception {
+        StreamTableSpec spec =
+                StreamTableSpec.of(
+                        Identifier.fromString(table), LakeSqlEnvironments.paimonTable(tEnv, table));
+        try (StreamStore store = SharedStreamStore.newStore()) {
+            return store.listPartitions(store.get(spec));
+        }
     }
 
     private static TableEnvironment batch(LakeSqlEnvironments environments) {

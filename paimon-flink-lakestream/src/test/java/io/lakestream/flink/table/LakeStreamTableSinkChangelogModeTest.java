@@ -91,7 +91,7 @@ class LakeStreamTableSinkChangelogModeTest {
 
         ChangelogMode all = ChangelogMode.all();
         ChangelogMode ours =
-                new LakeStreamTableSink(IDENTIFIER, table, java.util.Map.of(), () -> null)
+                new LakeStreamTableSink(IDENTIFIER, table, java.util.Map.of(), () -> null, () -> {})
                         .getChangelogMode(all);
 
         assertThat(ours.getContainedKinds())
