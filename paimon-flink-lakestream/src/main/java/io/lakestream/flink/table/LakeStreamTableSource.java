@@ -162,7 +162,7 @@ public class LakeStreamTableSource
                                     .returns(source.getProducedType())
                                     .name(name + " rows");
                 }
-                Integer parallelism = ScanParallelism.of(table, unbounded, filter, env);
+                Integer parallelism = ScanParallelism.of(table, unbounded, filter, limit, env);
                 if (parallelism != null) {
                     ScanParallelism.applyTo(rows, parallelism);
                 }

@@ -74,6 +74,7 @@ final class ScanParallelism {
             FileStoreTable table,
             boolean unbounded,
             @Nullable Predicate filter,
+            @Nullable Long limit,
             StreamExecutionEnvironment env) {
         Options options = Options.fromMap(table.options());
         Integer parallelism = options.get(FlinkConnectorOptions.SCAN_PARALLELISM);
@@ -92,12 +93,15 @@ final class ScanParallelism {
             return buckets;
         }
         long partitionBuckets = (long) buckets * partitionsRead(table, filter);
-        return (int)
-                Math.max(
-                        1,
-                        Math.min(
-                                partitionBuckets,
-                                options.get(FlinkConnectorOptions.INFER_SCAN_MAX_PARALLELISM)));
+        long inferred =
+                Math.min(
+                        partitionBuckets,
+                        options.get(FlinkConnectorOptions.INFER_SCAN_MAX_PARALLELISM));
+        if (limit != null && limit > 0) {
+            // as Paimon caps it: a read of n rows needs no more than n readers
+            inferred = Math.min(inferred, limit);
+        }
+        return (int) Math.max(1, inferred);
     }
 
     /** The partitions of the read's snapshot that its filter keeps; one when unpartitioned. */
