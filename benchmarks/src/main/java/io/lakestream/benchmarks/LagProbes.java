@@ -36,7 +36,8 @@ final class LagProbes implements SourceFunction<Row> {
 
     /** The lags probed, in ms. */
     static final long[] LAGS_MS = {
-        25, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000
+        25, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 180_000,
+        240_000, 300_000
     };
 
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
