@@ -22,18 +22,11 @@ import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.testutils.Await;
 
-import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.reader.RecordReaderIterator;
-import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.source.ReadBuilder;
-
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CollectionUtil;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -45,10 +38,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
-import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -267,31 +258,11 @@ class LakeStreamLookupJoinITCase {
     }
 
     private static Map<Integer, String> rows(TableEnvironment tEnv, String query) {
-        Map<Integer, String> rows = new TreeMap<>();
-        for (Row row : CollectionUtil.iteratorToList(tEnv.executeSql(query).collect())) {
-            rows.put((Integer) row.getField(0), row.getField(1) + ":" + row.getField(2));
-        }
-        return rows;
+        return KeyedRows.ofQuery(tEnv, query);
     }
 
-    /** Paimon's own read of the table's latest snapshot, by key. */
     private static Map<Integer, String> paimonRead(TableEnvironment tEnv, String table)
             throws Exception {
-        FileStoreTable paimon = paimonTable(tEnv, "db." + table);
-        ReadBuilder read = paimon.newReadBuilder();
-        Map<Integer, String> rows = new TreeMap<>();
-        try (RecordReaderIterator<InternalRow> it =
-                new RecordReaderIterator<>(
-                        read.newRead().createReader(read.newScan().plan().splits()))) {
-            while (it.hasNext()) {
-                InternalRow row = it.next();
-                rows.put(
-                        row.getInt(0),
-                        (row.isNullAt(1) ? "null" : row.getString(1).toString())
-                                + ":"
-                                + (row.isNullAt(2) ? "null" : String.valueOf(row.getLong(2))));
-            }
-        }
-        return rows;
+        return KeyedRows.ofPaimon(tEnv, table);
     }
 }

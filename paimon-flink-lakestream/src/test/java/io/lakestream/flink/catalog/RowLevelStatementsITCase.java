@@ -22,17 +22,10 @@ import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.testutils.Await;
 
-import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.reader.RecordReaderIterator;
-import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.source.ReadBuilder;
-
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CollectionUtil;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,7 +35,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 
-import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -179,37 +171,15 @@ class RowLevelStatementsITCase {
     }
 
     private static Map<Integer, String> read(TableEnvironment batch, String table) {
-        Map<Integer, String> rows = new TreeMap<>();
-        for (Row row :
-                CollectionUtil.iteratorToList(
-                        batch.executeSql("SELECT k, v, n FROM " + table).collect())) {
-            rows.put((Integer) row.getField(0), row.getField(1) + ":" + row.getField(2));
-        }
-        return rows;
+        return KeyedRows.ofQuery(batch, "SELECT k, v, n FROM " + table);
     }
 
     private static Map<Integer, String> paimonRead(TableEnvironment batch) throws Exception {
         return paimonRead(batch, "row_level");
     }
 
-    /** Paimon's own read of the table's latest snapshot: key to "v:n". */
     private static Map<Integer, String> paimonRead(TableEnvironment batch, String table)
             throws Exception {
-        FileStoreTable paimon = paimonTable(batch, "db." + table);
-        ReadBuilder read = paimon.newReadBuilder();
-        Map<Integer, String> rows = new TreeMap<>();
-        try (RecordReaderIterator<InternalRow> it =
-                new RecordReaderIterator<>(
-                        read.newRead().createReader(read.newScan().plan().splits()))) {
-            while (it.hasNext()) {
-                InternalRow row = it.next();
-                rows.put(
-                        row.getInt(0),
-                        (row.isNullAt(1) ? "null" : row.getString(1).toString())
-                                + ":"
-                                + (row.isNullAt(2) ? "null" : String.valueOf(row.getLong(2))));
-            }
-        }
-        return rows;
+        return KeyedRows.ofPaimon(batch, table);
     }
 }
