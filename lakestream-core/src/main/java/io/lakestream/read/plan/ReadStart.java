@@ -210,6 +210,18 @@ public final class ReadStart {
         }
     }
 
+    /**
+     * Where an unbounded read of a Paimon consumer starts when the consumer exists: the changes of
+     * snapshot {@code nextSnapshot} and later, as Paimon's streaming read of a consumer starts
+     * ({@code ContinuousFromSnapshotStartingScanner} from the consumer's next snapshot).
+     *
+     * @throws IllegalArgumentException naming the table when snapshot {@code nextSnapshot - 1} is
+     *     not committed or the changes after it cannot be followed
+     */
+    public static ReadStart consumerResume(FileStoreTable table, long nextSnapshot) {
+        return changesFrom(table, nextSnapshot, "the consumer's next snapshot " + nextSnapshot);
+    }
+
     /** Bounded time travel: exactly the snapshot Paimon's time travel picks, nothing stored. */
     private static ReadStart snapshotState(FileStoreTable table) {
         // a copy: resolving 'scan.version' rewrites it into the option it stands for
@@ -264,6 +276,10 @@ public final class ReadStart {
      * Paimon's {@code ContinuousFromSnapshotStartingScanner} returns them.
      */
     private static ReadStart changesFrom(FileStoreTable table, long snapshotId) {
+        return changesFrom(table, snapshotId, option(CoreOptions.SCAN_SNAPSHOT_ID, snapshotId));
+    }
+
+    private static ReadStart changesFrom(FileStoreTable table, long snapshotId, String chosenBy) {
         SnapshotManager snapshots = table.snapshotManager();
         boolean decoupled = table.coreOptions().changelogLifecycleDecoupled();
         Long earliestChangelog =
@@ -271,7 +287,6 @@ public final class ReadStart {
         Long earliest =
                 earliestChangelog != null ? earliestChangelog : snapshots.earliestSnapshotId();
         Long latest = snapshots.latestSnapshotId();
-        String chosenBy = option(CoreOptions.SCAN_SNAPSHOT_ID, snapshotId);
         long first = earliest == null ? snapshotId : Math.max(snapshotId, earliest);
         long before = first - 1;
         if (before > (latest == null ? 0 : latest)) {

@@ -160,7 +160,14 @@ public final class UnionReadPlanner {
      *     snapshot's offsets and the store; null for an unbounded read
      */
     public Plan plan(@Nullable StreamStore store, @Nullable LogStop logStop) {
-        ReadStart readStart = ReadStart.resolve(table, bounded);
+        return plan(store, logStop, ReadStart.resolve(table, bounded));
+    }
+
+    /**
+     * Plans the read from {@code readStart} instead of where the table's scan options start it: the
+     * start of a read that resumes a Paimon consumer ({@link ReadStart#consumerResume}).
+     */
+    public Plan plan(@Nullable StreamStore store, @Nullable LogStop logStop, ReadStart readStart) {
         Snapshot snapshot = readStart.snapshot();
         Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
         StreamOffsets offsets = readStart.logOffsets();

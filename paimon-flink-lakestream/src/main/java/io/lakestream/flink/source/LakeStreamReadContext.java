@@ -25,6 +25,7 @@ import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.predicate.PartitionPredicateVisitor;
 import org.apache.paimon.predicate.Predicate;
@@ -69,6 +70,12 @@ public final class LakeStreamReadContext implements Serializable {
     @Nullable private final int[] projection;
     private final long limit;
 
+    /** Paimon's {@code consumer-id} of an unbounded read; null for none or a bounded read. */
+    @Nullable private final String consumerId;
+
+    /** Paimon's {@code consumer.ignore-progress}. */
+    private final boolean consumerIgnoreProgress;
+
     private LakeStreamReadContext(
             FileStoreTable table,
             StreamTable streamTable,
@@ -92,6 +99,10 @@ public final class LakeStreamReadContext implements Serializable {
         this.filter = filter;
         this.projection = projection;
         this.limit = limit;
+        CoreOptions paimon = table.coreOptions();
+        // Paimon's batch read ignores the consumer too
+        this.consumerId = bounded ? null : paimon.consumerId();
+        this.consumerIgnoreProgress = paimon.consumerIgnoreProgress();
     }
 
     /**
@@ -149,6 +160,7 @@ public final class LakeStreamReadContext implements Serializable {
         Map<String, String> scanOptions = new HashMap<>(table.options());
         scanOptions.putAll(paimonOptions);
         UnsupportedScanOptions.check(name, scanOptions, bounded);
+        requireConsumerExpiration(name, scanOptions);
         FileStoreTable read = paimonOptions.isEmpty() ? table : table.copy(paimonOptions);
         // resolved again when the job plans; resolved here, a start that does not exist or cannot
         // be followed fails the job's construction, not its enumerator
@@ -162,6 +174,39 @@ public final class LakeStreamReadContext implements Serializable {
                 projection,
                 // a filter on other columns drops rows after the readers count them
                 filtersPartitionsOnly(read, filter) ? limit : Long.MAX_VALUE);
+    }
+
+    /**
+     * Refuses a {@code consumer-id} without {@code consumer.expiration-time}, as Paimon's source
+     * does: a consumer that is never expired keeps every snapshot from its next one on.
+     */
+    private static void requireConsumerExpiration(String table, Map<String, String> options) {
+        if (options.containsKey(CoreOptions.CONSUMER_ID.key())
+                && !options.containsKey(CoreOptions.CONSUMER_EXPIRATION_TIME.key())) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s: '%s' needs '%s' on the table (ALTER TABLE, then restart "
+                                    + "its writing job), as Paimon's source does: a consumer that "
+                                    + "is never expired keeps every snapshot from its next one on.",
+                            table,
+                            CoreOptions.CONSUMER_ID.key(),
+                            CoreOptions.CONSUMER_EXPIRATION_TIME.key()));
+        }
+    }
+
+    /**
+     * Paimon's {@code consumer-id} of an unbounded read, whose position the read records in the
+     * table's consumer files at each completed checkpoint; null for none, and for a bounded read
+     * (Paimon's batch read ignores it too).
+     */
+    @Nullable
+    public String consumerId() {
+        return consumerId;
+    }
+
+    /** Paimon's {@code consumer.ignore-progress}: a new job starts as its scan options say. */
+    public boolean consumerIgnoreProgress() {
+        return consumerIgnoreProgress;
     }
 
     /** The table, with the Paimon scan options of the read applied. */

@@ -75,13 +75,6 @@ final class UnsupportedScanOptions {
         refuseIfSet(
                 table,
                 conf,
-                CoreOptions.CONSUMER_ID,
-                "a lake-stream read keeps its position in Flink's checkpoints, not in Paimon "
-                        + "consumer files; restore the job from a checkpoint or savepoint to "
-                        + "resume, or start it with 'scan.snapshot-id'");
-        refuseIfSet(
-                table,
-                conf,
                 CoreOptions.SCAN_FILE_CREATION_TIME_MILLIS,
                 "its result depends on compaction, not on snapshots; use "
                         + "'scan.timestamp-millis'");

@@ -43,8 +43,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 
 import static io.lakestream.flink.catalog.LakeSqlEnvironments.paimonTable;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -199,27 +197,14 @@ class ForeignCommitsITCase {
      */
     private static final class Changelog {
         private final boolean primaryKey;
-        private final BlockingQueue<Row> taken = new LinkedBlockingQueue<>();
+        private final TakenRows taken;
         private final Map<Object, List<String>> rowsByKey = new HashMap<>();
         private final List<String> changes = new ArrayList<>();
         private int next;
 
         Changelog(boolean primaryKey, CloseableIterator<Row> rows) {
             this.primaryKey = primaryKey;
-            Thread taker =
-                    new Thread(
-                            () -> {
-                                try {
-                                    while (rows.hasNext()) {
-                                        taken.add(rows.next());
-                                    }
-                                } catch (RuntimeException e) {
-                                    // the job was cancelled at the end of the test
-                                }
-                            },
-                            "streaming read rows");
-            taker.setDaemon(true);
-            taker.start();
+            this.taken = new TakenRows(rows, "streaming read rows");
         }
 
         /**
@@ -229,9 +214,9 @@ class ForeignCommitsITCase {
         void readUntil(List<String> expected) throws Exception {
             Await.until(
                     () -> {
-                        for (Row row = taken.poll(); row != null; row = taken.poll()) {
-                            apply(row);
-                        }
+                        List<Row> arrived = new ArrayList<>();
+                        taken.drainTo(arrived);
+                        arrived.forEach(this::apply);
                         return sameRows(rows(), expected);
                     },
                     "the read returns " + expected + "; it returned " + changes);

@@ -44,7 +44,6 @@ class UnsupportedScanOptionsTest {
         "scan.mode, from-creation-timestamp",
         "scan.mode, incremental",
         "log.scan, incremental",
-        "consumer-id, my-consumer",
         "scan.file-creation-time-millis, 1000",
         "scan.creation-time-millis, 1000",
         "scan.bounded.watermark, 1000",

@@ -22,9 +22,11 @@ import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.source.LakeStreamReadContext;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
+import io.lakestream.flink.source.split.ReaderPositionEvent;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.read.consumer.ConsumerPositions;
 import io.lakestream.read.plan.BucketRead;
 import io.lakestream.read.plan.ForeignCommits;
 import io.lakestream.read.plan.LimitedRead;
@@ -42,6 +44,7 @@ import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
+import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -53,6 +56,7 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -133,6 +137,18 @@ public final class LakeStreamSplitEnumerator
     /** The writer lease timeout by which a bounded read tells whether a job writes the table. */
     private final Duration writerLeaseTimeout;
 
+    /** Where a read with a {@code consumer-id} records its position; null without one. */
+    @Nullable private final ConsumerPositions consumer;
+
+    /** The positions of a consumer's checkpoints, put together from the readers' reports. */
+    private final ConsumerProgress consumerProgress = new ConsumerProgress();
+
+    /**
+     * The consumer's next snapshot when the read starts as Paimon's read of a consumer does (the
+     * changes of that snapshot and later); null to start as the scan options say.
+     */
+    @Nullable private final Long consumerNextSnapshot;
+
     LakeStreamSplitEnumerator(
             SplitEnumeratorContext<LakeStreamSplit> context,
             UnionReadPlanner planner,
@@ -144,8 +160,12 @@ public final class LakeStreamSplitEnumerator
             Duration writerLeaseTimeout,
             @Nullable FileStoreTable committedOffsetsOf,
             long limit,
-            @Nullable LakeStreamEnumeratorState restored) {
+            @Nullable LakeStreamEnumeratorState restored,
+            @Nullable ConsumerPositions consumer,
+            @Nullable Long consumerNextSnapshot) {
         this.context = context;
+        this.consumer = consumer;
+        this.consumerNextSnapshot = consumerNextSnapshot;
         this.limit = limit;
         this.writerLeaseTimeout = writerLeaseTimeout;
         this.committedOffsetsOf = committedOffsetsOf;
@@ -179,6 +199,24 @@ public final class LakeStreamSplitEnumerator
         }
     }
 
+    /** The enumerator state's form, which a consumer's position is recorded in. */
+    private static final LakeStreamEnumeratorStateSerializer STATE_SERIALIZER =
+            new LakeStreamEnumeratorStateSerializer();
+
+    private static LakeStreamEnumeratorState positionState(
+            String table, ConsumerPositions consumer, ConsumerPositions.Recorded position) {
+        try {
+            return STATE_SERIALIZER.deserialize(position.stateVersion(), position.state());
+        } catch (IOException e) {
+            throw new FlinkRuntimeException(
+                    String.format(
+                            "Cannot read the lake-stream position of consumer %s of table %s "
+                                    + "(enumerator state version %d)",
+                            consumer.consumerId(), table, position.stateVersion()),
+                    e);
+        }
+    }
+
     /** Creates the enumerator of a source's read; see {@code LakeStreamSource}. */
     public static LakeStreamSplitEnumerator create(
             SplitEnumeratorContext<LakeStreamSplit> context,
@@ -196,6 +234,33 @@ public final class LakeStreamSplitEnumerator
             @Nullable LakeStreamEnumeratorState restored) {
         org.apache.paimon.table.FileStoreTable table = read.table();
         boolean bounded = read.bounded();
+        ConsumerPositions consumer =
+                read.consumerId() == null ? null : new ConsumerPositions(table, read.consumerId());
+        Long consumerNextSnapshot = null;
+        if (restored == null && consumer != null && !read.consumerIgnoreProgress()) {
+            // a job started without state: the consumer's position, as a restore would find it
+            Optional<ConsumerPositions.Recorded> position = consumer.position();
+            if (position.isPresent()) {
+                LOG.info(
+                        "Consumer {} of {} resumes where checkpoint {} left it (next snapshot {}).",
+                        read.consumerId(),
+                        table.fullName(),
+                        position.get().checkpointId(),
+                        position.get().nextSnapshot());
+                restored = positionState(table.fullName(), consumer, position.get());
+            } else {
+                consumerNextSnapshot = consumer.nextSnapshot().orElse(null);
+                if (consumerNextSnapshot != null) {
+                    LOG.info(
+                            "Consumer {} of {} has no lake-stream position of its next snapshot "
+                                    + "{}: reading the changes of that snapshot and later, as "
+                                    + "Paimon does.",
+                            read.consumerId(),
+                            table.fullName(),
+                            consumerNextSnapshot);
+                }
+            }
+        }
         boolean lakeOnly = read.lakeOnly();
         boolean readCommitted = read.readCommitted();
         // partition and key conjuncts only: they plan the same splits whatever the merge
@@ -223,7 +288,9 @@ public final class LakeStreamSplitEnumerator
                 read.writerLeaseTimeout(),
                 !bounded && !lakeOnly && readCommitted ? table : null,
                 bounded ? read.limit() : Long.MAX_VALUE,
-                restored);
+                restored,
+                consumer,
+                consumerNextSnapshot);
     }
 
     @Override
@@ -343,6 +410,10 @@ public final class LakeStreamSplitEnumerator
         LogStop stop = logStop;
         if (bounded && stop == null) {
             stop = LogStop.storeEnds(store, planner.streamTable(), writerLeaseTimeout);
+        }
+        if (consumerNextSnapshot != null) {
+            return planner.plan(
+                    store, stop, ReadStart.consumerResume(planner.table(), consumerNextSnapshot));
         }
         return planner.plan(lakeOnly ? null : store, stop);
     }
@@ -504,8 +575,61 @@ public final class LakeStreamSplitEnumerator
     public LakeStreamEnumeratorState snapshotState(long checkpointId) {
         List<LakeStreamSplit> unassigned = new ArrayList<>();
         pending.values().forEach(unassigned::addAll);
-        return new LakeStreamEnumeratorState(
-                planned, unassigned, checkedSchemaId, nextFollowedSnapshotId);
+        LakeStreamEnumeratorState state =
+                new LakeStreamEnumeratorState(
+                        planned, unassigned, checkedSchemaId, nextFollowedSnapshotId);
+        if (consumer != null) {
+            consumerProgress.enumeratorSnapshot(checkpointId, state);
+        }
+        return state;
+    }
+
+    @Override
+    public void handleSourceEvent(int subtaskId, SourceEvent event) {
+        if (event instanceof ReaderPositionEvent && consumer != null) {
+            consumerProgress.readerSnapshot(subtaskId, (ReaderPositionEvent) event);
+            recordConsumer();
+        }
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        if (consumer != null) {
+            consumerProgress.checkpointComplete(checkpointId);
+            recordConsumer();
+        }
+    }
+
+    /**
+     * Records the consumer's newest complete position in the table, as Paimon's source records its
+     * consumer when a checkpoint completes: a failure fails the job, as it does in Paimon.
+     */
+    private void recordConsumer() {
+        Optional<ConsumerProgress.Position> position =
+                consumerProgress.poll(context.currentParallelism());
+        if (!position.isPresent()) {
+            return;
+        }
+        ConsumerProgress.Position p = position.get();
+        try {
+            consumer.write(
+                    p.nextSnapshot,
+                    p.checkpointId,
+                    STATE_SERIALIZER.getVersion(),
+                    STATE_SERIALIZER.serialize(p.state));
+        } catch (IOException e) {
+            throw new FlinkRuntimeException(
+                    String.format(
+                            "Cannot record the position of checkpoint %d in the consumer files of "
+                                    + "table %s",
+                            p.checkpointId, planner.table().fullName()),
+                    e);
+        }
+        LOG.debug(
+                "Recorded the consumer position of checkpoint {} of {}: next snapshot {}.",
+                p.checkpointId,
+                planner.table().fullName(),
+                p.nextSnapshot);
     }
 
     @Override

@@ -22,6 +22,7 @@ import io.lakestream.flink.source.LakeStreamReadContext;
 import io.lakestream.flink.source.split.CommittedOffsetsEvent;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.flink.source.split.LakeStreamSplitState;
+import io.lakestream.flink.source.split.ReaderPositionEvent;
 import io.lakestream.read.plan.ReadFilter;
 import io.lakestream.store.StreamTable;
 
@@ -37,6 +38,7 @@ import org.apache.flink.table.data.RowData;
 
 import javax.annotation.Nullable;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -56,6 +58,9 @@ public final class LakeStreamSourceReader
     /** The ends of lake parts, applied to the split states rather than emitted as records. */
     private final LakePartEnds lakePartEnds;
 
+    /** Whether the read has a {@code consumer-id}, whose position the enumerator records. */
+    private final boolean reportsPositions;
+
     /** The reader of {@code read}; a bounded read never holds records back to their commit. */
     public LakeStreamSourceReader(SourceReaderContext context, LakeStreamReadContext read) {
         this(
@@ -68,7 +73,8 @@ public final class LakeStreamSourceReader
                 read.projection(),
                 !read.bounded() && read.readCommitted() ? new CommittedOffsets() : null,
                 new LakePartEnds(),
-                read.limit());
+                read.limit(),
+                read.consumerId() != null);
     }
 
     private LakeStreamSourceReader(
@@ -81,7 +87,8 @@ public final class LakeStreamSourceReader
             @Nullable int[] projection,
             @Nullable CommittedOffsets committed,
             LakePartEnds lakePartEnds,
-            long limit) {
+            long limit,
+            boolean reportsPositions) {
         super(
                 () ->
                         lakePartEnds.applyingTo(
@@ -106,6 +113,17 @@ public final class LakeStreamSourceReader
                 context);
         this.committed = committed;
         this.lakePartEnds = lakePartEnds;
+        this.reportsPositions = reportsPositions;
+    }
+
+    @Override
+    public List<LakeStreamSplit> snapshotState(long checkpointId) {
+        List<LakeStreamSplit> splits = super.snapshotState(checkpointId);
+        if (reportsPositions) {
+            // the enumerator records the whole read's position once the checkpoint completes
+            context.sendSourceEventToCoordinator(ReaderPositionEvent.of(checkpointId, splits));
+        }
+        return splits;
     }
 
     /**

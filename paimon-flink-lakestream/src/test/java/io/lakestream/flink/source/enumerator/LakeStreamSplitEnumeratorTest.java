@@ -132,7 +132,9 @@ class LakeStreamSplitEnumeratorTest {
                 Duration.ofMinutes(1),
                 null,
                 limit,
-                restored);
+                restored,
+                null,
+                null);
     }
 
     private static Map<PartitionBucket, Long> offsets(long bucket0, long bucket1) {

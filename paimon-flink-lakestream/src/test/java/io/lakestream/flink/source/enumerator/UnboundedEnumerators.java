@@ -66,7 +66,9 @@ final class UnboundedEnumerators {
                 Duration.ofMinutes(1),
                 null,
                 Long.MAX_VALUE,
-                restored);
+                restored,
+                null,
+                null);
     }
 
     /** A store that lists the given partitions and supports nothing else. */

@@ -24,9 +24,6 @@ import io.lakestream.store.StreamReader;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryRowWriter;
 import org.apache.paimon.data.BinaryString;
-import org.apache.paimon.io.DataFileMeta;
-import org.apache.paimon.manifest.FileSource;
-import org.apache.paimon.stats.SimpleStats;
 import org.apache.paimon.table.source.DataSplit;
 
 import org.junit.jupiter.api.Test;
@@ -51,30 +48,7 @@ class LakeStreamSplitSerializerTest {
     }
 
     static DataSplit dataSplit(BinaryRow partition, int bucket, String file) {
-        DataFileMeta meta =
-                DataFileMeta.forAppend(
-                        file,
-                        1024,
-                        10,
-                        SimpleStats.EMPTY_STATS,
-                        0,
-                        9,
-                        1,
-                        Collections.emptyList(),
-                        null,
-                        FileSource.APPEND,
-                        null,
-                        null,
-                        null,
-                        null);
-        return DataSplit.builder()
-                .withSnapshot(3)
-                .withPartition(partition)
-                .withBucket(bucket)
-                .withBucketPath("dt=x/bucket-" + bucket)
-                .withDataFiles(Collections.singletonList(meta))
-                .rawConvertible(true)
-                .build();
+        return TestDataSplits.of(partition, bucket, file, 3);
     }
 
     @Test
