@@ -33,7 +33,8 @@ import java.util.Set;
  * Refuses the Paimon scan options that a lake-stream read does not implement, when the source is
  * built, so that none of them is ignored silently: a read returns what Paimon returns for its
  * options, or it does not start. Each refusal names the table, the option and its value, and what
- * to use instead.
+ * to use instead. Reads of committed snapshots only ({@link CommittedSnapshotReads}) are Paimon's
+ * own and not checked here.
  */
 @Internal
 final class UnsupportedScanOptions {
@@ -49,11 +50,6 @@ final class UnsupportedScanOptions {
                     StartupMode.FROM_SNAPSHOT,
                     StartupMode.FROM_SNAPSHOT_FULL);
 
-    private static final String INSTEAD_OF_INCREMENTAL =
-            "read the changes with an unbounded read from a snapshot ('scan.mode' = "
-                    + "'from-snapshot' or 'from-timestamp'), or read the table with Paimon's own "
-                    + "source";
-
     private UnsupportedScanOptions() {}
 
     /**
@@ -61,6 +57,11 @@ final class UnsupportedScanOptions {
      * table's with the read's on top) that a read of table {@code table} cannot honour.
      */
     static void check(String table, Map<String, String> options, boolean bounded) {
+        if (CommittedSnapshotReads.optionOf(table, options, bounded).isPresent()) {
+            // a read of committed snapshots is Paimon's own: the table factory hands it to
+            // Paimon's source, the DataStream builder names Paimon's
+            return;
+        }
         Options conf = Options.fromMap(options);
         StartupMode mode = conf.get(CoreOptions.SCAN_MODE);
         if (!SUPPORTED_MODES.contains(mode)) {
@@ -80,15 +81,6 @@ final class UnsupportedScanOptions {
                         + "'scan.timestamp-millis'");
         refuseIfSet(
                 table, conf, CoreOptions.SCAN_CREATION_TIME_MILLIS, "use 'scan.timestamp-millis'");
-        refuseIfSet(
-                table,
-                conf,
-                CoreOptions.SCAN_BOUNDED_WATERMARK,
-                "a lake-stream read follows the stream store, whose records carry no snapshot "
-                        + "watermark; use a bounded read with 'scan.watermark'");
-        refuseIfSet(table, conf, CoreOptions.INCREMENTAL_BETWEEN, INSTEAD_OF_INCREMENTAL);
-        refuseIfSet(table, conf, CoreOptions.INCREMENTAL_BETWEEN_TIMESTAMP, INSTEAD_OF_INCREMENTAL);
-        refuseIfSet(table, conf, CoreOptions.INCREMENTAL_TO_AUTO_TAG, INSTEAD_OF_INCREMENTAL);
         if (conf.get(CoreOptions.STREAM_SCAN_MODE) != CoreOptions.StreamScanMode.NONE) {
             throw refused(
                     table,

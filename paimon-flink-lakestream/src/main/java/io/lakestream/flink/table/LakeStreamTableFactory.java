@@ -21,6 +21,7 @@ package io.lakestream.flink.table;
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.StatementErrors;
 import io.lakestream.flink.LakeStreamTableBuilder;
+import io.lakestream.flink.source.CommittedSnapshotReads;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.CredentialOptions;
@@ -59,9 +60,11 @@ import java.util.function.Supplier;
 
 /**
  * The table factory of the {@code paimon-lakestream} catalog: a table in lake-stream mode gets the
- * hybrid source and the dual-write sink, every other table (and every system table) Paimon's own.
- * The store's options come from the catalog, over the table's own {@code lake-stream.*} options, so
- * that secrets never need to be table options.
+ * hybrid source and the dual-write sink, every other table (and every system table) Paimon's own. A
+ * read of such a table whose options bound it by committed snapshots ({@link
+ * CommittedSnapshotReads}) gets Paimon's own source too. The store's options come from the catalog,
+ * over the table's own {@code lake-stream.*} options, so that secrets never need to be table
+ * options.
  */
 @Internal
 public class LakeStreamTableFactory extends FlinkTableFactory {
@@ -107,6 +110,9 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
                                 table.options()
                                         .getOrDefault(
                                                 FlinkConnectorOptions.SCAN_BOUNDED.key(), "false"));
+        if (readsCommittedSnapshots(context, table, !unbounded)) {
+            return super.createDynamicTableSource(context);
+        }
         // Paimon's own source of the same table serves lookup joins: it reads committed data
         LookupTableSource committedLookup =
                 (LookupTableSource) super.createDynamicTableSource(context);
@@ -118,6 +124,30 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
                 knownStreamTable(table, storeOptions),
                 unbounded,
                 committedLookup);
+    }
+
+    /**
+     * Whether the statement's read is one of committed snapshots only ({@link
+     * CommittedSnapshotReads}): Paimon's own source then serves it, with Paimon's planning,
+     * changelog mode, push-downs and errors.
+     */
+    private static boolean readsCommittedSnapshots(
+            Context context, FileStoreTable table, boolean bounded) {
+        String name = context.getObjectIdentifier().asSummaryString();
+        Optional<String> option;
+        try {
+            option = CommittedSnapshotReads.optionOf(name, table.options(), bounded);
+        } catch (IllegalArgumentException e) {
+            throw StatementErrors.rootOf(ValidationException::new, e.getMessage(), null);
+        }
+        option.ifPresent(
+                o ->
+                        LOG.info(
+                                "Table {} is read with {}: Paimon's own source reads its committed "
+                                        + "snapshots, without the stream store.",
+                                name,
+                                o));
+        return option.isPresent();
     }
 
     @Override

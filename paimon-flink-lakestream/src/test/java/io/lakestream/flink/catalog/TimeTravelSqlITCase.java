@@ -63,8 +63,9 @@ class TimeTravelSqlITCase {
                         () ->
                                 count(
                                         batch,
-                                        "lake.db.tt /*+ OPTIONS('scan.mode' = 'incremental',"
-                                                + " 'incremental-between' = '1,2') */"))
-                .hasStackTraceContaining("db.tt: 'scan.mode' = 'incremental' is not supported");
+                                        "lake.db.tt /*+ OPTIONS('stream-scan-mode' ="
+                                                + " 'file-monitor') */"))
+                .hasStackTraceContaining(
+                        "db.tt: 'stream-scan-mode' = 'file-monitor' is not supported");
     }
 }

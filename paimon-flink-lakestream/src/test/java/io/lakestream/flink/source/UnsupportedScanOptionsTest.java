@@ -25,10 +25,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.util.HashMap;
 import java.util.Map;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Every Paimon scan option a lake-stream read does not implement is refused, by name and value. */
+/**
+ * Every Paimon scan option a lake-stream read does not implement is refused, by name and value;
+ * reads of committed snapshots only are left to Paimon's own source.
+ */
 class UnsupportedScanOptionsTest {
 
     private static Map<String, String> options(String key, String value) {
@@ -39,17 +43,6 @@ class UnsupportedScanOptionsTest {
 
     @ParameterizedTest
     @CsvSource({
-        "scan.mode, compacted-full",
-        "scan.mode, from-file-creation-time",
-        "scan.mode, from-creation-timestamp",
-        "scan.mode, incremental",
-        "log.scan, incremental",
-        "scan.file-creation-time-millis, 1000",
-        "scan.creation-time-millis, 1000",
-        "scan.bounded.watermark, 1000",
-        "incremental-between, '1,3'",
-        "incremental-between-timestamp, '1000,2000'",
-        "incremental-to-auto-tag, 2024-01-02",
         "stream-scan-mode, file-monitor",
     })
     void refusedInEveryRead(String key, String value) {
@@ -67,6 +60,11 @@ class UnsupportedScanOptionsTest {
 
     @ParameterizedTest
     @CsvSource({
+        "scan.mode, compacted-full",
+        "scan.mode, from-file-creation-time",
+        "scan.mode, from-creation-timestamp",
+        "scan.file-creation-time-millis, 1000",
+        "scan.creation-time-millis, 1000",
         "scan.tag-name, my-tag",
         "scan.watermark, 1000",
         "scan.version, 3",
@@ -98,6 +96,79 @@ class UnsupportedScanOptionsTest {
     void acceptedInBoundedReads(String key, String value) {
         assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), true))
                 .doesNotThrowAnyException();
+    }
+
+    /** Paimon's own source reads them: the table factory hands them over, see below. */
+    @ParameterizedTest
+    @CsvSource({
+        "scan.mode, compacted-full",
+        "scan.mode, from-file-creation-time",
+        "scan.mode, from-creation-timestamp",
+        "scan.mode, incremental",
+        "scan.file-creation-time-millis, 1000",
+        "scan.creation-time-millis, 1000",
+        "scan.bounded.watermark, 1000",
+        "incremental-between, '1,3'",
+        "incremental-between-timestamp, '1000,2000'",
+        "incremental-to-auto-tag, 2024-01-02",
+    })
+    void readsOfCommittedSnapshotsAreLeftToPaimonWhenBounded(String key, String value) {
+        assertThat(CommittedSnapshotReads.optionOf("db.t", options(key, value), true))
+                .contains("'" + key + "' = '" + value + "'");
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), true))
+                .doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "scan.mode, incremental",
+        "incremental-between, '1,3'",
+        "incremental-between-timestamp, '1000,2000'",
+        "incremental-to-auto-tag, 2024-01-02",
+    })
+    void incrementalReadsAreRefusedUnbounded(String key, String value) {
+        // Paimon refuses them too, but only when its job plans
+        for (Runnable check :
+                new Runnable[] {
+                    () -> CommittedSnapshotReads.optionOf("db.t", options(key, value), false),
+                    () -> UnsupportedScanOptions.check("db.t", options(key, value), false)
+                }) {
+            assertThatThrownBy(check::run)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Table db.t: '" + key + "' = '" + value + "'")
+                    .hasMessageContaining("needs a bounded read");
+        }
+    }
+
+    @Test
+    void aBoundedWatermarkIsLeftToPaimonUnboundedToo() {
+        Map<String, String> options = options("scan.bounded.watermark", "1000");
+        options.put("scan.snapshot-id", "1");
+        assertThat(CommittedSnapshotReads.optionOf("db.t", options, false))
+                .contains("'scan.bounded.watermark' = '1000'");
+    }
+
+    @Test
+    void otherReadsAreTheLakeStreamSources() {
+        for (boolean bounded : new boolean[] {true, false}) {
+            assertThat(
+                            CommittedSnapshotReads.optionOf(
+                                    "db.t", options("scan.snapshot-id", "3"), bounded))
+                    .isEmpty();
+            assertThat(
+                            CommittedSnapshotReads.optionOf(
+                                    "db.t", options("scan.tag-name", "t"), bounded))
+                    .isEmpty();
+        }
+        // unbounded, these modes are not reads of committed snapshots only
+        assertThat(
+                        CommittedSnapshotReads.optionOf(
+                                "db.t", options("scan.mode", "compacted-full"), false))
+                .isEmpty();
+        assertThat(
+                        CommittedSnapshotReads.optionOf(
+                                "db.t", options("scan.file-creation-time-millis", "1000"), false))
+                .isEmpty();
     }
 
     @Test
