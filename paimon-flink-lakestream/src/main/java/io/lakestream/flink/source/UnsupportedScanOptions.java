@@ -49,6 +49,16 @@ final class UnsupportedScanOptions {
                     StartupMode.FROM_SNAPSHOT,
                     StartupMode.FROM_SNAPSHOT_FULL);
 
+    /**
+     * The startup modes that unbounded reads implement besides {@link #SUPPORTED_MODES}: Paimon's
+     * starting scanner picks the snapshot and its files, the store follows from its offsets.
+     */
+    private static final Set<StartupMode> UNBOUNDED_MODES =
+            EnumSet.of(
+                    StartupMode.COMPACTED_FULL,
+                    StartupMode.FROM_FILE_CREATION_TIME,
+                    StartupMode.FROM_CREATION_TIMESTAMP);
+
     private static final String INSTEAD_OF_INCREMENTAL =
             "read the changes with an unbounded read from a snapshot ('scan.mode' = "
                     + "'from-snapshot' or 'from-timestamp'), or read the table with Paimon's own "
@@ -63,7 +73,7 @@ final class UnsupportedScanOptions {
     static void check(String table, Map<String, String> options, boolean bounded) {
         Options conf = Options.fromMap(options);
         StartupMode mode = conf.get(CoreOptions.SCAN_MODE);
-        if (!SUPPORTED_MODES.contains(mode)) {
+        if (!SUPPORTED_MODES.contains(mode) && (bounded || !UNBOUNDED_MODES.contains(mode))) {
             throw refused(
                     table,
                     CoreOptions.SCAN_MODE,
@@ -79,14 +89,19 @@ final class UnsupportedScanOptions {
                 "a lake-stream read keeps its position in Flink's checkpoints, not in Paimon "
                         + "consumer files; restore the job from a checkpoint or savepoint to "
                         + "resume, or start it with 'scan.snapshot-id'");
-        refuseIfSet(
-                table,
-                conf,
-                CoreOptions.SCAN_FILE_CREATION_TIME_MILLIS,
-                "its result depends on compaction, not on snapshots; use "
-                        + "'scan.timestamp-millis'");
-        refuseIfSet(
-                table, conf, CoreOptions.SCAN_CREATION_TIME_MILLIS, "use 'scan.timestamp-millis'");
+        if (bounded) {
+            refuseIfSet(
+                    table,
+                    conf,
+                    CoreOptions.SCAN_FILE_CREATION_TIME_MILLIS,
+                    "its result depends on compaction, not on snapshots; use "
+                            + "'scan.timestamp-millis'");
+            refuseIfSet(
+                    table,
+                    conf,
+                    CoreOptions.SCAN_CREATION_TIME_MILLIS,
+                    "use 'scan.timestamp-millis'");
+        }
         refuseIfSet(
                 table,
                 conf,
@@ -113,32 +128,31 @@ final class UnsupportedScanOptions {
         if (bounded) {
             return;
         }
-        // Paimon's streaming read refuses these too ("Cannot scan from tag in streaming mode")
+        // Paimon's streaming read refuses these too ("Cannot scan from tag in streaming mode");
+        // a 'scan.version' that names a snapshot id streams from it, as in Paimon: ReadStart
+        // refuses one that names a tag or a watermark
         String followTheSnapshot =
-                "Paimon reads it bounded only; read it bounded, or follow the table from its "
-                        + "snapshot with 'scan.mode' = 'from-snapshot-full' and 'scan.snapshot-id'";
+                "Paimon's streaming read refuses it too (\"Cannot scan from tag in streaming "
+                        + "mode\"); read it bounded, or follow the table from its snapshot with "
+                        + "'scan.mode' = 'from-snapshot-full' and 'scan.snapshot-id'";
         refuseIfSet(table, conf, CoreOptions.SCAN_TAG_NAME, followTheSnapshot);
         refuseIfSet(table, conf, CoreOptions.SCAN_WATERMARK, followTheSnapshot);
-        refuseIfSet(table, conf, CoreOptions.SCAN_VERSION, followTheSnapshot);
+        // Paimon returns an overwrite's changes as the difference of the files it replaced and
+        // the files it wrote; the read follows a commit by the files it adds only
+        String overwriteChanges =
+                "Paimon's streaming read returns an overwrite as the difference of the files it "
+                        + "replaced and the files it wrote (deletes of the replaced rows, then the "
+                        + "new rows), and a lake-stream read follows another writer's commit by "
+                        + "the files it adds only; read without the option (overwrites are then "
+                        + "passed over, as Paimon passes them over), or read the table with "
+                        + "Paimon's own source";
         if (conf.get(CoreOptions.STREAMING_READ_OVERWRITE)) {
-            throw refused(
-                    table,
-                    CoreOptions.STREAMING_READ_OVERWRITE,
-                    "true",
-                    "the stream store holds the rows written, not the rows an overwrite removed");
+            throw refused(table, CoreOptions.STREAMING_READ_OVERWRITE, "true", overwriteChanges);
         }
         if (conf.get(CoreOptions.STREAMING_READ_APPEND_OVERWRITE)) {
             throw refused(
-                    table,
-                    CoreOptions.STREAMING_READ_APPEND_OVERWRITE,
-                    "true",
-                    "the stream store holds the rows written, not the rows an overwrite removed");
+                    table, CoreOptions.STREAMING_READ_APPEND_OVERWRITE, "true", overwriteChanges);
         }
-        refuseIfSet(
-                table,
-                conf,
-                CoreOptions.STREAMING_READ_SNAPSHOT_DELAY,
-                "a lake-stream read follows the stream store, not Paimon's snapshots");
         if (conf.getOptional(CoreOptions.STREAMING_READ_MODE).orElse(null)
                 == CoreOptions.StreamingReadMode.LOG) {
             throw refused(

@@ -42,11 +42,24 @@ class UnsupportedScanOptionsTest {
         "scan.mode, compacted-full",
         "scan.mode, from-file-creation-time",
         "scan.mode, from-creation-timestamp",
+        "scan.file-creation-time-millis, 1000",
+        "scan.creation-time-millis, 1000",
+    })
+    void refusedInBoundedReadsOnly(String key, String value) {
+        assertThatThrownBy(() -> UnsupportedScanOptions.check("db.t", options(key, value), true))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("= '" + value + "'")
+                .hasMessageContaining("is not supported by lake-stream reads");
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+                .doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest
+    @CsvSource({
         "scan.mode, incremental",
         "log.scan, incremental",
         "consumer-id, my-consumer",
-        "scan.file-creation-time-millis, 1000",
-        "scan.creation-time-millis, 1000",
         "scan.bounded.watermark, 1000",
         "incremental-between, '1,3'",
         "incremental-between-timestamp, '1000,2000'",
@@ -68,12 +81,8 @@ class UnsupportedScanOptionsTest {
 
     @ParameterizedTest
     @CsvSource({
-        "scan.tag-name, my-tag",
-        "scan.watermark, 1000",
-        "scan.version, 3",
         "streaming-read-overwrite, true",
         "streaming-read-append-overwrite, true",
-        "streaming.read.snapshot.delay, 1 min",
         "streaming-read-mode, log",
     })
     void refusedInUnboundedReads(String key, String value) {
@@ -82,6 +91,38 @@ class UnsupportedScanOptionsTest {
                 .hasMessageContaining("db.t")
                 .hasMessageContaining("'" + key + "'")
                 .hasMessageContaining("is not supported by lake-stream reads");
+    }
+
+    /** Paimon's streaming read refuses these too; the refusal says so. */
+    @ParameterizedTest
+    @CsvSource({
+        "scan.tag-name, my-tag",
+        "scan.watermark, 1000",
+    })
+    void refusedInUnboundedReadsAsPaimonRefusesThem(String key, String value) {
+        assertThatThrownBy(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("'" + key + "'")
+                .hasMessageContaining("Paimon's streaming read refuses it too");
+    }
+
+    /**
+     * Honoured by unbounded reads: a {@code scan.version} naming a snapshot id streams from it (one
+     * naming a tag is refused when the start is resolved), and the snapshot delay applies to the
+     * commits of other writers.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "scan.version, 3",
+        "streaming.read.snapshot.delay, 1 min",
+        "scan.mode, compacted-full",
+        "scan.file-creation-time-millis, 1000",
+        "scan.creation-time-millis, 1000",
+    })
+    void acceptedInUnboundedReads(String key, String value) {
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+                .doesNotThrowAnyException();
     }
 
     @ParameterizedTest
