@@ -128,15 +128,23 @@ final class UnsupportedScanOptions {
         if (bounded) {
             return;
         }
-        // Paimon's streaming read refuses these too ("Cannot scan from tag in streaming mode");
-        // a 'scan.version' that names a snapshot id streams from it, as in Paimon: ReadStart
-        // refuses one that names a tag or a watermark
+        // Paimon's streaming read refuses these too ("Cannot scan from tag in streaming mode")
         String followTheSnapshot =
                 "Paimon's streaming read refuses it too (\"Cannot scan from tag in streaming "
                         + "mode\"); read it bounded, or follow the table from its snapshot with "
                         + "'scan.mode' = 'from-snapshot-full' and 'scan.snapshot-id'";
         refuseIfSet(table, conf, CoreOptions.SCAN_TAG_NAME, followTheSnapshot);
         refuseIfSet(table, conf, CoreOptions.SCAN_WATERMARK, followTheSnapshot);
+        // Paimon's Flink source copies its table without time travel, so 'scan.version' names no
+        // snapshot there and its schema validation refuses it
+        refuseIfSet(
+                table,
+                conf,
+                CoreOptions.SCAN_VERSION,
+                "Paimon's own Flink source refuses it too (\"must set only one key in "
+                        + "[scan.snapshot-id,scan.tag-name,scan.watermark] when you use "
+                        + "from-snapshot for scan.mode\"); follow the table from a snapshot with "
+                        + "'scan.snapshot-id'");
         // Paimon returns an overwrite's changes as the difference of the files it replaced and
         // the files it wrote; the read follows a commit by the files it adds only
         String overwriteChanges =

@@ -98,23 +98,22 @@ class UnsupportedScanOptionsTest {
     @CsvSource({
         "scan.tag-name, my-tag",
         "scan.watermark, 1000",
+        "scan.version, 3",
     })
     void refusedInUnboundedReadsAsPaimonRefusesThem(String key, String value) {
         assertThatThrownBy(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("db.t")
                 .hasMessageContaining("'" + key + "'")
-                .hasMessageContaining("Paimon's streaming read refuses it too");
+                .hasMessageContaining("refuses it too");
     }
 
     /**
-     * Honoured by unbounded reads: a {@code scan.version} naming a snapshot id streams from it (one
-     * naming a tag is refused when the start is resolved), and the snapshot delay applies to the
-     * commits of other writers.
+     * Honoured by unbounded reads: the start modes of Paimon's other starting scanners, and the
+     * snapshot delay, which applies to the commits of other writers.
      */
     @ParameterizedTest
     @CsvSource({
-        "scan.version, 3",
         "streaming.read.snapshot.delay, 1 min",
         "scan.mode, compacted-full",
         "scan.file-creation-time-millis, 1000",
