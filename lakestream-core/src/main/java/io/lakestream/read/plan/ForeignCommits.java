@@ -34,6 +34,7 @@ import org.apache.paimon.utils.SnapshotManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -58,6 +59,11 @@ import java.util.Map;
  *       returns of the stream store's own rows (the written changes, merged into a changelog by the
  *       read), so the other writer's rows get exactly the semantics of the read's own.
  * </ul>
+ *
+ * <p>With {@code streaming.read.snapshot.delay} a snapshot is looked at once it is that old, as
+ * Paimon's {@code DataTableStreamScan} waits for it, and the snapshots after it wait behind it: the
+ * rows of other writers are returned no earlier than the delay after their commit. The stream
+ * store's records, which no snapshot holds yet, are not delayed.
  *
  * <p>{@code COMPACT} snapshots add no rows and are passed over, as Paimon's delta follow-up does.
  * {@code OVERWRITE} snapshots are passed over as Paimon's streaming read passes them over by
@@ -134,10 +140,13 @@ public final class ForeignCommits {
     private final FileStoreTable table;
     private final UnionReadPlanner planner;
     private final boolean changelogFiles;
+    private final long delayMillis;
 
     public ForeignCommits(UnionReadPlanner planner) {
         this.planner = planner;
         this.table = planner.table();
+        Duration delay = table.coreOptions().streamingReadDelay();
+        this.delayMillis = delay == null ? 0 : delay.toMillis();
         this.changelogFiles =
                 !table.primaryKeys().isEmpty()
                         && table.coreOptions().changelogProducer()
@@ -198,6 +207,13 @@ public final class ForeignCommits {
                     throw expired(next, earliest);
                 }
                 // not committed yet (an id taken but not written), or gone with a rollback
+                break;
+            }
+            if (delayMillis > 0
+                    && snapshots.snapshot(next).timeMillis()
+                            > System.currentTimeMillis() - delayMillis) {
+                // 'streaming.read.snapshot.delay': not yet as old as the read waits for, as
+                // DataTableStreamScan#shouldDelaySnapshot; the later snapshots wait behind it
                 break;
             }
             next++;

@@ -31,6 +31,7 @@ import org.apache.paimon.table.source.snapshot.SnapshotReader;
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -57,6 +58,13 @@ import java.util.Map;
  * get the batch scan's splits, unchanged.
  */
 final class LakePartPlanner {
+
+    /**
+     * A key of the scan options {@link ReadStart} gives, not a Paimon option: the lake part holds
+     * only the files created at or after this time (epoch milliseconds), as Paimon's {@code
+     * FileCreationTimeStartingScanner} filters them. Removed before the options reach Paimon.
+     */
+    static final String FILES_CREATED_SINCE = "lake-stream.internal.files-created-since";
 
     private LakePartPlanner() {}
 
@@ -85,9 +93,26 @@ final class LakePartPlanner {
             Snapshot snapshot,
             Map<String, String> scanOptions,
             @Nullable Predicate filter) {
-        FileStoreTable at = table.copyWithoutTimeTravel(scanOptions);
+        String createdSince = scanOptions.get(FILES_CREATED_SINCE);
+        Map<String, String> paimonOptions = new HashMap<>(scanOptions);
+        paimonOptions.remove(FILES_CREATED_SINCE);
+        FileStoreTable at = table.copyWithoutTimeTravel(paimonOptions);
         List<DataSplit> splits = new ArrayList<>();
-        if (batchScanSkipsLevel0(at)) {
+        if (createdSince != null) {
+            // what FileCreationTimeStartingScanner plans, at the snapshot the read starts from
+            // rather than at whatever snapshot is the latest when the plan is made
+            long millis = Long.parseLong(createdSince);
+            SnapshotReader reader =
+                    at.newSnapshotReader()
+                            .withSnapshot(snapshot)
+                            .withMode(ScanMode.ALL)
+                            .withManifestEntryFilter(
+                                    entry -> entry.file().creationTimeEpochMillis() >= millis);
+            if (filter != null) {
+                reader.withFilter(filter);
+            }
+            splits.addAll(reader.read().dataSplits());
+        } else if (batchScanSkipsLevel0(at)) {
             // what DataTableBatchScan plans at a snapshot (StaticFromSnapshotStartingScanner),
             // less its level filter and the value-stats pruning that only holds above level 0
             SnapshotReader reader = at.newSnapshotReader().withSnapshot(snapshot);

@@ -29,6 +29,7 @@ import org.apache.paimon.options.ConfigOption;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.snapshot.FullCompactedStartingScanner;
 import org.apache.paimon.table.source.snapshot.TimeTravelUtil;
 import org.apache.paimon.utils.SnapshotManager;
 
@@ -192,16 +193,38 @@ public final class ReadStart {
                 }
             case FROM_SNAPSHOT:
                 if (options.scanSnapshotId() == null) {
+                    // a tag, a watermark, or a 'scan.version' that names no snapshot
                     throw new IllegalArgumentException(
                             String.format(
-                                    "Table %s: an unbounded read starts from '%s' only, as "
-                                            + "Paimon's streaming read does; read a tag or a "
-                                            + "watermark bounded.",
-                                    table.fullName(), CoreOptions.SCAN_SNAPSHOT_ID.key()));
+                                    "Table %s: an unbounded read starts from '%s' only (or a "
+                                            + "'%s' that names an existing snapshot id), as "
+                                            + "Paimon's streaming read does: Paimon refuses a tag "
+                                            + "or a watermark in streaming mode too (\"Cannot "
+                                            + "scan from tag in streaming mode\"). Read the tag or "
+                                            + "watermark bounded, or follow its snapshot with "
+                                            + "'%s' = 'from-snapshot-full' and '%s'.",
+                                    table.fullName(),
+                                    CoreOptions.SCAN_SNAPSHOT_ID.key(),
+                                    CoreOptions.SCAN_VERSION.key(),
+                                    CoreOptions.SCAN_MODE.key(),
+                                    CoreOptions.SCAN_SNAPSHOT_ID.key()));
                 }
                 return changesFrom(table, options.scanSnapshotId());
             case FROM_SNAPSHOT_FULL:
                 return fullFrom(table, options.scanSnapshotId());
+            case COMPACTED_FULL:
+                return compactedFull(table);
+            case FROM_FILE_CREATION_TIME:
+                {
+                    long millis = required(table, mode, CoreOptions.SCAN_FILE_CREATION_TIME_MILLIS);
+                    return filesCreatedSince(
+                            table,
+                            millis,
+                            option(CoreOptions.SCAN_FILE_CREATION_TIME_MILLIS, millis));
+                }
+            case FROM_CREATION_TIMESTAMP:
+                return createdSince(
+                        table, required(table, mode, CoreOptions.SCAN_CREATION_TIME_MILLIS));
             default:
                 throw new IllegalArgumentException(
                         String.format(
@@ -302,6 +325,112 @@ public final class ReadStart {
                             (latest == null ? 0 : latest) + 1));
         }
         return changesAfter(table, before < 1 ? null : before, chosenBy);
+    }
+
+    /** The time a mode that starts from a time needs, refused when it is not set. */
+    private static long required(FileStoreTable table, StartupMode mode, ConfigOption<Long> time) {
+        Long millis = table.coreOptions().toConfiguration().get(time);
+        if (millis == null) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table %s: '%s' = '%s' needs '%s'.",
+                            table.fullName(), CoreOptions.SCAN_MODE.key(), mode, time.key()));
+        }
+        return millis;
+    }
+
+    /**
+     * Unbounded {@code compacted-full}: the snapshot Paimon's {@code CompactedStartingScanner}
+     * picks (the latest {@code COMPACT} snapshot), or with {@code full-compaction.delta-commits} or
+     * {@code 'changelog-producer' = 'full-compaction'} its {@code FullCompactedStartingScanner}'s
+     * (the latest full compaction); the latest snapshot when there is none. Its state, then the
+     * changes after it, as for {@code latest-full}.
+     */
+    private static ReadStart compactedFull(FileStoreTable table) {
+        CoreOptions options = table.coreOptions();
+        Options conf = options.toConfiguration();
+        Long picked;
+        if (options.changelogProducer() == CoreOptions.ChangelogProducer.FULL_COMPACTION
+                || conf.contains(CoreOptions.FULL_COMPACTION_DELTA_COMMITS)) {
+            int deltaCommits =
+                    conf.getOptional(CoreOptions.FULL_COMPACTION_DELTA_COMMITS).orElse(1);
+            picked =
+                    table.snapshotManager()
+                            .pickOrLatest(
+                                    s ->
+                                            s.commitKind() == Snapshot.CommitKind.COMPACT
+                                                    && FullCompactedStartingScanner
+                                                            .isFullCompactedIdentifier(
+                                                                    s.commitIdentifier(),
+                                                                    deltaCommits));
+        } else {
+            picked =
+                    table.snapshotManager()
+                            .pickOrLatest(s -> s.commitKind() == Snapshot.CommitKind.COMPACT);
+        }
+        String chosenBy = option(CoreOptions.SCAN_MODE, StartupMode.COMPACTED_FULL);
+        return full(
+                table, picked == null ? null : table.snapshotManager().snapshot(picked), chosenBy);
+    }
+
+    /**
+     * Unbounded {@code from-creation-timestamp}, as Paimon's {@code
+     * createCreationTimestampStartingScanner}: the changes of the first snapshot committed at or
+     * after the time when it exists (as {@code from-snapshot}); otherwise (every snapshot was
+     * committed at or after the time, or none after it) the latest snapshot's files created at or
+     * after the time, then the changes after it.
+     */
+    private static ReadStart createdSince(FileStoreTable table, long millis) {
+        SnapshotManager snapshots = table.snapshotManager();
+        String chosenBy = option(CoreOptions.SCAN_CREATION_TIME_MILLIS, millis);
+        boolean decoupled = table.coreOptions().changelogLifecycleDecoupled();
+        Long before =
+                TimeTravelUtil.earlierThanTimeMills(
+                        snapshots, table.changelogManager(), millis, decoupled, true);
+        if (before != null
+                && (snapshots.snapshotExists(before + 1)
+                        || table.changelogManager().longLivedChangelogExists(before + 1))) {
+            return changesFrom(table, before + 1, chosenBy);
+        }
+        return filesCreatedSince(table, millis, chosenBy);
+    }
+
+    /**
+     * Paimon's {@code FileCreationTimeStartingScanner}: the files of the latest snapshot created at
+     * or after {@code millis} (the lake part, filtered by {@link LakePartPlanner}), then the
+     * changes after that snapshot from its offsets.
+     */
+    private static ReadStart filesCreatedSince(FileStoreTable table, long millis, String chosenBy) {
+        Snapshot latest = table.snapshotManager().latestSnapshot();
+        if (latest == null) {
+            return full(table, null, chosenBy);
+        }
+        Map<String, String> scan =
+                scanOptions(CoreOptions.SCAN_SNAPSHOT_ID, String.valueOf(latest.id()));
+        scan.put(LakePartPlanner.FILES_CREATED_SINCE, String.valueOf(millis));
+        return new ReadStart(
+                latest, true, false, logStartAfter(table, latest.id(), chosenBy), scan);
+    }
+
+    /**
+     * Options of a lake scan of snapshot {@code snapshotId} planned again for a read of {@code
+     * table} that read its state: with the file filter of {@code from-file-creation-time}, and of
+     * {@code from-creation-timestamp}, whose reads have a lake part only when they filter files.
+     */
+    static Map<String, String> snapshotScanOptions(FileStoreTable table, long snapshotId) {
+        Map<String, String> scan = snapshotScanOptions(snapshotId);
+        CoreOptions options = table.coreOptions();
+        StartupMode mode = options.startupMode();
+        if (mode == StartupMode.FROM_FILE_CREATION_TIME) {
+            scan.put(
+                    LakePartPlanner.FILES_CREATED_SINCE,
+                    String.valueOf(options.scanFileCreationTimeMills()));
+        } else if (mode == StartupMode.FROM_CREATION_TIMESTAMP) {
+            scan.put(
+                    LakePartPlanner.FILES_CREATED_SINCE,
+                    String.valueOf(options.scanCreationTimeMills()));
+        }
+        return scan;
     }
 
     /** The state of {@code snapshot} (none for a table without snapshots), then its changes. */

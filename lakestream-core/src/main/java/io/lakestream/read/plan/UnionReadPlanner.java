@@ -224,7 +224,10 @@ public final class UnionReadPlanner {
         Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
         for (DataSplit data :
                 LakePartPlanner.plan(
-                        table, snapshot, ReadStart.snapshotScanOptions(snapshotId), filter)) {
+                        table,
+                        snapshot,
+                        ReadStart.snapshotScanOptions(table, snapshotId),
+                        filter)) {
             BucketLayoutCheck.check(streamTable, snapshotId, data);
             lake.computeIfAbsent(
                             new PartitionBucket(data.partition(), data.bucket()),

@@ -26,10 +26,16 @@ import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.StreamTableCommit;
+import org.apache.paimon.table.sink.StreamTableWrite;
+import org.apache.paimon.table.sink.StreamWriteBuilder;
+import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.types.DataTypes;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -346,6 +352,186 @@ class ReadStartTest {
         assertStart(resolve(false), 8L, true, false, 12L);
         // bounded reads of a snapshot in or before the gap are exact, as Paimon's
         assertStart(resolve(true, "scan.snapshot-id", "5"), 5L, true, true, 9L);
+    }
+
+    /**
+     * A full compaction of the bucket, committed as checkpoint {@code identifier} would be; returns
+     * the id of its {@code COMPACT} snapshot (Paimon's streaming commit may commit an empty append
+     * before it).
+     */
+    private long compact(long identifier) throws Exception {
+        StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("compactor");
+        try (StreamTableWrite write = builder.newWrite();
+                StreamTableCommit commit = builder.newCommit()) {
+            write.compact(BinaryRow.EMPTY_ROW, 0, true);
+            commit.commit(identifier, write.prepareCommit(true, identifier));
+        }
+        Snapshot latest = table.snapshotManager().latestSnapshot();
+        assertThat(latest.commitKind()).isEqualTo(Snapshot.CommitKind.COMPACT);
+        recordTime(latest.id());
+        return latest.id();
+    }
+
+    /** The rows of the files the lake part of {@code start} plans. */
+    private long plannedLakeRows(ReadStart start) {
+        long rows = 0;
+        for (DataSplit split :
+                LakePartPlanner.plan(table, start.snapshot(), start.scanOptions(), null)) {
+            for (DataFileMeta file : split.dataFiles()) {
+                rows += file.rowCount();
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * As Paimon's {@code CompactedStartingScanner} and {@code FullCompactedStartingScanner}: the
+     * latest compaction's state (the latest snapshot's while there is none), then the store from
+     * its offsets.
+     */
+    @Test
+    void unboundedCompactedFullReadsTheLatestCompactionThenTheStore() throws Exception {
+        assertStart(resolve(false, "scan.mode", "compacted-full"), 6L, true, false, 9L);
+        long compaction = compact(7);
+        commitWithOffsets(12, compaction + 1, 4);
+
+        ReadStart compacted = resolve(false, "scan.mode", "compacted-full");
+        assertStart(compacted, compaction, true, false, 9L);
+        assertThat(compacted.scanOptions())
+                .containsEntry("scan.snapshot-id", String.valueOf(compaction));
+        assertThat(compacted.scanOptions().get("scan.mode")).isNull();
+        assertThat(compacted.changesAfter()).isEqualTo(compaction);
+        assertThat(plannedLakeRows(compacted)).isEqualTo(6);
+
+        // a full compaction every 7 commits: checkpoint 7's compaction is one
+        assertStart(
+                resolve(false, "scan.mode", "compacted-full", "full-compaction.delta-commits", "7"),
+                compaction,
+                true,
+                false,
+                9L);
+        // every 2 commits: checkpoint 7's is not, so the latest snapshot, as Paimon falls back
+        assertStart(
+                resolve(false, "scan.mode", "compacted-full", "full-compaction.delta-commits", "2"),
+                compaction + 1,
+                true,
+                false,
+                12L);
+    }
+
+    /**
+     * As Paimon's {@code FileCreationTimeStartingScanner}: the latest snapshot's files created at
+     * or after the time, then the store from that snapshot's offsets.
+     */
+    @Test
+    void unboundedFromFileCreationTimeReadsTheLatestSnapshotsNewerFiles() {
+        // snapshot 6's file was written after snapshot 5's commit, the others before it
+        ReadStart newer =
+                resolve(false, "scan.file-creation-time-millis", "" + (times.get(5L) + 1));
+        assertStart(newer, 6L, true, false, 9L);
+        assertThat(newer.changesAfter()).isEqualTo(6);
+        assertThat(plannedLakeRows(newer)).isEqualTo(1);
+        ReadStart all =
+                resolve(
+                        false,
+                        "scan.mode",
+                        "from-file-creation-time",
+                        "scan.file-creation-time-millis",
+                        "0");
+        assertStart(all, 6L, true, false, 9L);
+        assertThat(plannedLakeRows(all)).isEqualTo(6);
+        // planned again from the snapshot id (a restored read), with the same filter
+        assertThat(
+                        ReadStart.snapshotScanOptions(
+                                table.copy(
+                                        Collections.singletonMap(
+                                                "scan.file-creation-time-millis",
+                                                "" + (times.get(5L) + 1))),
+                                6))
+                .containsAllEntriesOf(newer.scanOptions());
+    }
+
+    /**
+     * As Paimon's {@code createCreationTimestampStartingScanner}: the changes of the first snapshot
+     * committed at or after the time when there is one, else the latest snapshot's files created at
+     * or after it.
+     */
+    @Test
+    void unboundedFromCreationTimestampReadsTheChangesOrTheNewerFiles() {
+        assertStart(
+                resolve(false, "scan.creation-time-millis", "" + times.get(5L)),
+                4L,
+                false,
+                false,
+                5L);
+        // after the latest snapshot: its files created since, none
+        ReadStart after = resolve(false, "scan.creation-time-millis", "" + (times.get(6L) + 1));
+        assertStart(after, 6L, true, false, 9L);
+        assertThat(plannedLakeRows(after)).isZero();
+        // before every snapshot: every file of the latest snapshot
+        ReadStart before =
+                resolve(
+                        false,
+                        "scan.mode",
+                        "from-creation-timestamp",
+                        "scan.creation-time-millis",
+                        "1");
+        assertStart(before, 6L, true, false, 9L);
+        assertThat(plannedLakeRows(before)).isEqualTo(6);
+    }
+
+    /**
+     * As Paimon's streaming read: a {@code scan.version} that names a snapshot id streams its
+     * changes as {@code scan.snapshot-id} does; one that names a tag or a watermark is refused, as
+     * Paimon refuses them in streaming mode.
+     */
+    @Test
+    void unboundedScanVersionStreamsFromASnapshotIdAndRefusesTags() {
+        assertStart(resolve(false, "scan.version", "5"), 4L, false, false, 5L);
+        table.createTag("at-four", 4);
+        assertThatThrownBy(() -> resolve(false, "scan.version", "at-four"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("Paimon refuses a tag or a watermark in streaming mode too");
+        assertThatThrownBy(() -> resolve(false, "scan.tag-name", "at-four"))
+                .hasMessageContaining("Paimon refuses a tag or a watermark in streaming mode too");
+        assertThatThrownBy(() -> resolve(false, "scan.version", "watermark-1000"))
+                .hasMessageContaining("Paimon refuses a tag or a watermark in streaming mode too");
+    }
+
+    /**
+     * {@code streaming.read.snapshot.delay}: a commit of another writer is followed once it is that
+     * old, as Paimon's streaming read waits for each snapshot.
+     */
+    @Test
+    void followedCommitsWaitForTheSnapshotDelay() {
+        ForeignCommits delayed =
+                new ForeignCommits(
+                        new UnionReadPlanner(
+                                table.copy(
+                                        Collections.singletonMap(
+                                                "streaming.read.snapshot.delay", "1 h")),
+                                null,
+                                null,
+                                false));
+        ForeignCommits.Followed waiting = delayed.follow(6);
+        assertThat(waiting.nextSnapshotId()).isEqualTo(6);
+        assertThat(waiting.changes()).isEmpty();
+
+        ForeignCommits undelayed =
+                new ForeignCommits(
+                        new UnionReadPlanner(
+                                table.copy(
+                                        Collections.singletonMap(
+                                                "streaming.read.snapshot.delay", "1 ms")),
+                                null,
+                                null,
+                                false));
+        ForeignCommits.Followed followed = undelayed.follow(6);
+        assertThat(followed.nextSnapshotId()).isEqualTo(7);
+        assertThat(followed.changes())
+                .extracting(ForeignCommits.Change::snapshotId)
+                .containsExactly(6L);
     }
 
     private void setEnabled(String value) throws Exception {

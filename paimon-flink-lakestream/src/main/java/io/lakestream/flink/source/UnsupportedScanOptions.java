@@ -50,6 +50,16 @@ final class UnsupportedScanOptions {
                     StartupMode.FROM_SNAPSHOT,
                     StartupMode.FROM_SNAPSHOT_FULL);
 
+    /**
+     * The startup modes that unbounded reads implement besides {@link #SUPPORTED_MODES}: Paimon's
+     * starting scanner picks the snapshot and its files, the store follows from its offsets.
+     */
+    private static final Set<StartupMode> UNBOUNDED_MODES =
+            EnumSet.of(
+                    StartupMode.COMPACTED_FULL,
+                    StartupMode.FROM_FILE_CREATION_TIME,
+                    StartupMode.FROM_CREATION_TIMESTAMP);
+
     private UnsupportedScanOptions() {}
 
     /**
@@ -64,23 +74,17 @@ final class UnsupportedScanOptions {
         }
         Options conf = Options.fromMap(options);
         StartupMode mode = conf.get(CoreOptions.SCAN_MODE);
-        if (!SUPPORTED_MODES.contains(mode)) {
+        if (!SUPPORTED_MODES.contains(mode) && (bounded || !UNBOUNDED_MODES.contains(mode))) {
             throw refused(
                     table,
                     CoreOptions.SCAN_MODE,
                     mode.toString(),
                     "lake-stream reads implement 'latest-full', 'latest', 'from-snapshot', "
-                            + "'from-snapshot-full' and 'from-timestamp'; read the table with "
-                            + "Paimon's own source for this mode");
+                            + "'from-snapshot-full' and 'from-timestamp', and unbounded also "
+                            + "'compacted-full', 'from-file-creation-time' and "
+                            + "'from-creation-timestamp'; read the table with Paimon's own source "
+                            + "for this mode");
         }
-        refuseIfSet(
-                table,
-                conf,
-                CoreOptions.SCAN_FILE_CREATION_TIME_MILLIS,
-                "its result depends on compaction, not on snapshots; use "
-                        + "'scan.timestamp-millis'");
-        refuseIfSet(
-                table, conf, CoreOptions.SCAN_CREATION_TIME_MILLIS, "use 'scan.timestamp-millis'");
         if (conf.get(CoreOptions.STREAM_SCAN_MODE) != CoreOptions.StreamScanMode.NONE) {
             throw refused(
                     table,
@@ -100,30 +104,37 @@ final class UnsupportedScanOptions {
         }
         // Paimon's streaming read refuses these too ("Cannot scan from tag in streaming mode")
         String followTheSnapshot =
-                "Paimon reads it bounded only; read it bounded, or follow the table from its "
-                        + "snapshot with 'scan.mode' = 'from-snapshot-full' and 'scan.snapshot-id'";
+                "Paimon's streaming read refuses it too (\"Cannot scan from tag in streaming "
+                        + "mode\"); read it bounded, or follow the table from its snapshot with "
+                        + "'scan.mode' = 'from-snapshot-full' and 'scan.snapshot-id'";
         refuseIfSet(table, conf, CoreOptions.SCAN_TAG_NAME, followTheSnapshot);
         refuseIfSet(table, conf, CoreOptions.SCAN_WATERMARK, followTheSnapshot);
-        refuseIfSet(table, conf, CoreOptions.SCAN_VERSION, followTheSnapshot);
-        if (conf.get(CoreOptions.STREAMING_READ_OVERWRITE)) {
-            throw refused(
-                    table,
-                    CoreOptions.STREAMING_READ_OVERWRITE,
-                    "true",
-                    "the stream store holds the rows written, not the rows an overwrite removed");
-        }
-        if (conf.get(CoreOptions.STREAMING_READ_APPEND_OVERWRITE)) {
-            throw refused(
-                    table,
-                    CoreOptions.STREAMING_READ_APPEND_OVERWRITE,
-                    "true",
-                    "the stream store holds the rows written, not the rows an overwrite removed");
-        }
+        // Paimon's Flink source copies its table without time travel, so 'scan.version' names no
+        // snapshot there and its schema validation refuses it
         refuseIfSet(
                 table,
                 conf,
-                CoreOptions.STREAMING_READ_SNAPSHOT_DELAY,
-                "a lake-stream read follows the stream store, not Paimon's snapshots");
+                CoreOptions.SCAN_VERSION,
+                "Paimon's own Flink source refuses it too (\"must set only one key in "
+                        + "[scan.snapshot-id,scan.tag-name,scan.watermark] when you use "
+                        + "from-snapshot for scan.mode\"); follow the table from a snapshot with "
+                        + "'scan.snapshot-id'");
+        // Paimon returns an overwrite's changes as the difference of the files it replaced and
+        // the files it wrote; the read follows a commit by the files it adds only
+        String overwriteChanges =
+                "Paimon's streaming read returns an overwrite as the difference of the files it "
+                        + "replaced and the files it wrote (deletes of the replaced rows, then the "
+                        + "new rows), and a lake-stream read follows another writer's commit by "
+                        + "the files it adds only; read without the option (overwrites are then "
+                        + "passed over, as Paimon passes them over), or read the table with "
+                        + "Paimon's own source";
+        if (conf.get(CoreOptions.STREAMING_READ_OVERWRITE)) {
+            throw refused(table, CoreOptions.STREAMING_READ_OVERWRITE, "true", overwriteChanges);
+        }
+        if (conf.get(CoreOptions.STREAMING_READ_APPEND_OVERWRITE)) {
+            throw refused(
+                    table, CoreOptions.STREAMING_READ_APPEND_OVERWRITE, "true", overwriteChanges);
+        }
         if (conf.getOptional(CoreOptions.STREAMING_READ_MODE).orElse(null)
                 == CoreOptions.StreamingReadMode.LOG) {
             throw refused(

@@ -60,17 +60,8 @@ class UnsupportedScanOptionsTest {
 
     @ParameterizedTest
     @CsvSource({
-        "scan.mode, compacted-full",
-        "scan.mode, from-file-creation-time",
-        "scan.mode, from-creation-timestamp",
-        "scan.file-creation-time-millis, 1000",
-        "scan.creation-time-millis, 1000",
-        "scan.tag-name, my-tag",
-        "scan.watermark, 1000",
-        "scan.version, 3",
         "streaming-read-overwrite, true",
         "streaming-read-append-overwrite, true",
-        "streaming.read.snapshot.delay, 1 min",
         "streaming-read-mode, log",
     })
     void refusedInUnboundedReads(String key, String value) {
@@ -79,6 +70,37 @@ class UnsupportedScanOptionsTest {
                 .hasMessageContaining("db.t")
                 .hasMessageContaining("'" + key + "'")
                 .hasMessageContaining("is not supported by lake-stream reads");
+    }
+
+    /** Paimon's streaming read refuses these too; the refusal says so. */
+    @ParameterizedTest
+    @CsvSource({
+        "scan.tag-name, my-tag",
+        "scan.watermark, 1000",
+        "scan.version, 3",
+    })
+    void refusedInUnboundedReadsAsPaimonRefusesThem(String key, String value) {
+        assertThatThrownBy(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("'" + key + "'")
+                .hasMessageContaining("refuses it too");
+    }
+
+    /**
+     * Honoured by unbounded reads: the start modes of Paimon's other starting scanners, and the
+     * snapshot delay, which applies to the commits of other writers.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "streaming.read.snapshot.delay, 1 min",
+        "scan.mode, compacted-full",
+        "scan.file-creation-time-millis, 1000",
+        "scan.creation-time-millis, 1000",
+    })
+    void acceptedInUnboundedReads(String key, String value) {
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+                .doesNotThrowAnyException();
     }
 
     @ParameterizedTest
