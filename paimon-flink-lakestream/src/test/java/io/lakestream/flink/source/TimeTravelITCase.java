@@ -265,7 +265,7 @@ class TimeTravelITCase {
                                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("time_travel_it.orders")
-                .hasMessageContaining("'consumer-id' = 'dashboard'");
+                .hasMessageContaining("'consumer-id' needs 'consumer.expiration-time'");
         assertThatThrownBy(
                         () ->
                                 LakeStreamSource.builder()
