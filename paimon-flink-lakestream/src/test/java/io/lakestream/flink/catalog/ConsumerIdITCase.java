@@ -94,12 +94,14 @@ class ConsumerIdITCase {
 
     /**
      * A read with a consumer returns a committed row and a row that a running job has written but
-     * not committed yet, and is cancelled once a checkpoint has recorded everything it returned;
-     * the writing job then commits its row at a savepoint. While the read is down, the lake-stream
-     * sink commits, Paimon's own catalog commits, Paimon expires every snapshot it may and a job
-     * writes a row that no snapshot commits. The job started again without state returns exactly
-     * those changes: nothing it returned before (the uncommitted row included, which the consumer's
-     * next snapshot alone would return again), nothing lost.
+     * not committed yet, then a row another writer commits right before Paimon expires every
+     * snapshot it may (the consumer keeps the one the read has still to follow), and is cancelled
+     * once a checkpoint has recorded everything it returned; the writing job then commits its row
+     * at a savepoint. While the read is down, the lake-stream sink commits, Paimon's own catalog
+     * commits, Paimon expires every snapshot it may and a job writes a row that no snapshot
+     * commits. The job started again without state returns exactly those changes: nothing it
+     * returned before (the uncommitted row included, which the consumer's next snapshot alone would
+     * return again), nothing lost.
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"append table", "primary-key table"})
@@ -117,6 +119,12 @@ class ConsumerIdITCase {
             List<String> committedAndTail = new ArrayList<>(rows(batch, "paimon." + table));
             committedAndTail.add(Row.of(3, "a").toString());
             before.awaitRows(committedAndTail);
+            // another writer commits and Paimon expires every snapshot it may at once: the
+            // consumer keeps the commit the running read has still to follow
+            batch.executeSql("INSERT INTO paimon." + table + " VALUES (7, 'paimon')").await();
+            expireSnapshots(batch, table);
+            committedAndTail.add(Row.of(7, "paimon").toString());
+            before.awaitRows(committedAndTail);
             awaitPositionPastWhatWasRead(batch, table);
         } finally {
             before.cancel();
@@ -125,7 +133,7 @@ class ConsumerIdITCase {
                         false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
                 .get(60, TimeUnit.SECONDS);
         writer.getJobExecutionResult().get(60, TimeUnit.SECONDS);
-        assertThat(rows(batch, "paimon." + table)).as("the tail committed").hasSize(3);
+        assertThat(rows(batch, "paimon." + table)).as("the tail committed").hasSize(4);
 
         batch.executeSql(
                         "INSERT INTO lake."
@@ -140,11 +148,7 @@ class ConsumerIdITCase {
                                 + (primaryKey ? ", (2, 'paimon')" : ""))
                 .await();
         long foreignCommit = paimonTable(batch, table).snapshotManager().latestSnapshotId();
-        batch.executeSql(
-                        "CALL lake.sys.expire_snapshots(`table` => '"
-                                + table
-                                + "', retain_max => 1, retain_min => 1)")
-                .await();
+        expireSnapshots(batch, table);
         FileStoreTable paimon = paimonTable(batch, table);
         long next = new ConsumerPositions(paimon, "c1").nextSnapshot().get();
         assertThat(paimon.snapshotManager().earliestSnapshotId())
@@ -228,6 +232,15 @@ class ConsumerIdITCase {
                                 + "the table (ALTER TABLE, then restart its writing job), as "
                                 + "Paimon's source does: a consumer that is never expired keeps "
                                 + "every snapshot from its next one on.");
+    }
+
+    /** Expires every snapshot Paimon may expire, through the catalog's Paimon procedure. */
+    private static void expireSnapshots(TableEnvironment batch, String table) throws Exception {
+        batch.executeSql(
+                        "CALL lake.sys.expire_snapshots(`table` => '"
+                                + table
+                                + "', retain_max => 1, retain_min => 1)")
+                .await();
     }
 
     private static TableResult startRead(String sql) {
