@@ -22,6 +22,8 @@ import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.testutils.Await;
 
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.types.Row;
@@ -37,6 +39,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -51,7 +54,17 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 @ExtendWith({SharedStreamStore.class, SharedMiniCluster.class})
 class StreamingReadOverwriteITCase {
 
+    private static final String LAKE_HINT =
+            " /*+ OPTIONS('streaming-read-append-overwrite' = 'true') */";
+
+    /** Paimon's read with the option, looking for snapshots as often as the lake-stream read. */
+    private static final String PAIMON_HINT =
+            " /*+ OPTIONS('streaming-read-append-overwrite' = 'true', "
+                    + "'continuous.discovery-interval' = '500 ms') */";
+
     @TempDir static Path warehouse;
+
+    @TempDir static Path savepoints;
 
     private static LakeSqlEnvironments environments;
 
@@ -79,9 +92,8 @@ class StreamingReadOverwriteITCase {
 
         TableEnvironment streaming = environments.streaming(null);
         streaming.executeSql(LakeSqlEnvironments.paimonCatalogDdl(warehouse));
-        String hint = " /*+ OPTIONS('streaming-read-append-overwrite' = 'true') */";
-        TableResult lake = streaming.executeSql("SELECT * FROM lake." + table + hint);
-        TableResult paimon = streaming.executeSql("SELECT * FROM paimon." + table + hint);
+        TableResult lake = streaming.executeSql("SELECT * FROM lake." + table + LAKE_HINT);
+        TableResult paimon = streaming.executeSql("SELECT * FROM paimon." + table + PAIMON_HINT);
         try (CloseableIterator<Row> lakeRows = lake.collect();
                 CloseableIterator<Row> paimonRows = paimon.collect()) {
             Rows lakeRead = new Rows(lakeRows, "lake-stream read");
@@ -131,6 +143,51 @@ class StreamingReadOverwriteITCase {
             expected.add("+I[2, 21, paimon]");
             paimonRead.readUntil(expected);
             lakeRead.readUntil(expected);
+            assertThat(lakeRead.rows).containsExactlyInAnyOrderElementsOf(paimonRead.rows);
+        } finally {
+            lake.getJobClient().orElseThrow().cancel().get();
+            paimon.getJobClient().orElseThrow().cancel().get();
+        }
+    }
+
+    /**
+     * A running writer's row that no snapshot holds yet, in the partition an overwrite replaces:
+     * the lake-stream read returns it at once, Paimon's read at the writer's commit after the
+     * overwrite; the rows are the same.
+     */
+    @Test
+    void aRunningWritersTailIsReturnedOnceBesideTheOverwrite() throws Exception {
+        String table = "db.overwritten_tail";
+        TableEnvironment batch = environments.batch();
+        batch.executeSql(LakeSqlEnvironments.paimonCatalogDdl(warehouse));
+        JobClient writer = environments.committedRowAndTail(batch, "lake." + table);
+        TableEnvironment streaming = environments.streaming(null);
+        streaming.executeSql(LakeSqlEnvironments.paimonCatalogDdl(warehouse));
+        TableResult lake = streaming.executeSql("SELECT * FROM lake." + table + LAKE_HINT);
+        TableResult paimon = streaming.executeSql("SELECT * FROM paimon." + table + PAIMON_HINT);
+        try (CloseableIterator<Row> lakeRows = lake.collect();
+                CloseableIterator<Row> paimonRows = paimon.collect()) {
+            Rows lakeRead = new Rows(lakeRows, "lake-stream read");
+            Rows paimonRead = new Rows(paimonRows, "Paimon's read");
+            lakeRead.readUntil(Arrays.asList("+I[1, committed]", "+I[2, tail]"));
+            paimonRead.readUntil(Arrays.asList("+I[1, committed]"));
+
+            batch.executeSql("INSERT OVERWRITE paimon." + table + " VALUES (3, 'overwrite')")
+                    .await();
+            lakeRead.readUntil(
+                    Arrays.asList("+I[1, committed]", "+I[2, tail]", "+I[3, overwrite]"));
+            paimonRead.readUntil(Arrays.asList("+I[1, committed]", "+I[3, overwrite]"));
+
+            // the writer commits its tail on top of the overwrite
+            writer.stopWithSavepoint(
+                            false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                    .get(60, TimeUnit.SECONDS);
+            writer.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+            List<String> all = Arrays.asList("+I[1, committed]", "+I[2, tail]", "+I[3, overwrite]");
+            paimonRead.readUntil(all);
+            lakeRead.readUntil(all);
+            assertThat(LakeSqlEnvironments.rows(batch, "paimon." + table))
+                    .containsExactlyInAnyOrder("+I[2, tail]", "+I[3, overwrite]");
             assertThat(lakeRead.rows).containsExactlyInAnyOrderElementsOf(paimonRead.rows);
         } finally {
             lake.getJobClient().orElseThrow().cancel().get();
