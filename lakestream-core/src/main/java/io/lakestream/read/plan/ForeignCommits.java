@@ -66,10 +66,17 @@ import java.util.Map;
  * store's records, which no snapshot holds yet, are not delayed.
  *
  * <p>{@code COMPACT} snapshots add no rows and are passed over, as Paimon's delta follow-up does.
- * {@code OVERWRITE} snapshots are passed over as Paimon's streaming read passes them over by
- * default ({@code 'streaming-read-overwrite'} false); with that option true Paimon would return the
- * overwrite's changes, which this read does not: it fails, naming the snapshot. So does a read that
- * finds the next snapshot to follow expired: it never skips one.
+ * {@code OVERWRITE} snapshots (an {@code INSERT OVERWRITE} through either catalog, a truncate, a
+ * dropped or expired partition: none names an offsets map) are passed over as Paimon's streaming
+ * read passes them over by default. With {@code 'streaming-read-append-overwrite'} true, an append
+ * table's overwrite is followed as Paimon's {@code FollowUpScanner#getOverwriteChangesPlan} plans
+ * it for an append table: its delta files, the new rows as inserts ({@link ScanMode#DELTA}). With
+ * {@code 'streaming-read-overwrite'} true a primary-key table's overwrite fails the read, naming
+ * the snapshot: Paimon returns deletes of the replaced rows and then the new rows, which are exact
+ * only if the read has returned, at that point, exactly the store records that the overwrite's
+ * parent committed in each replaced partition-bucket; a running writer's uncommitted tail, which
+ * the read returns at once and Paimon after the overwrite, breaks that. So does a read that finds
+ * the next snapshot to follow expired: it never skips one.
  *
  * <p>Every unbounded read plans with it (the Flink source's enumerator, the Spark micro-batch
  * stream): see {@code docs/consistency.md}, "Commits of other writers".
@@ -225,16 +232,21 @@ public final class ForeignCommits {
     private List<Change> changesOf(Snapshot snapshot) {
         ScanMode mode;
         if (snapshot.commitKind() == Snapshot.CommitKind.OVERWRITE) {
-            if (table.supportStreamingReadOverwrite()) {
+            if (!table.supportStreamingReadOverwrite()) {
+                LOG.info(
+                        "Snapshot {} of {} overwrites (commit user {}); passed over, as Paimon's "
+                                + "streaming read passes it over by default.",
+                        snapshot.id(),
+                        table.fullName(),
+                        snapshot.commitUser());
+                return Collections.emptyList();
+            }
+            if (!table.primaryKeys().isEmpty()) {
                 throw overwriteNotFollowed(snapshot);
             }
-            LOG.info(
-                    "Snapshot {} of {} overwrites (commit user {}); passed over, as Paimon's "
-                            + "streaming read passes it over by default.",
-                    snapshot.id(),
-                    table.fullName(),
-                    snapshot.commitUser());
-            return Collections.emptyList();
+            // 'streaming-read-append-overwrite': Paimon's overwrite changes of an append table
+            // are the snapshot's new files, read as inserts; the replaced rows are not retracted
+            mode = ScanMode.DELTA;
         } else if (changelogFiles) {
             if (snapshot.changelogManifestList() == null) {
                 return Collections.emptyList();
@@ -288,26 +300,23 @@ public final class ForeignCommits {
     private NotFollowedException overwriteNotFollowed(Snapshot snapshot) {
         return new NotFollowedException(
                 String.format(
-                        "Snapshot %d of table %s is an INSERT OVERWRITE committed by %s without "
-                                + "lake-stream offsets, and the read sets '%s' = 'true': it "
-                                + "cannot return the overwrite's changes as Paimon's streaming "
-                                + "read would, and never skips a commit. Restart the query from "
-                                + "a snapshot after %d, or read without '%s' (overwrites are "
-                                + "then passed over, as Paimon's streaming read passes them "
-                                + "over).",
+                        "Snapshot %d of primary-key table %s is an overwrite committed by %s "
+                                + "(an INSERT OVERWRITE, a truncate or a dropped partition), and "
+                                + "the read sets '%s' = 'true': Paimon's streaming read returns "
+                                + "deletes of the replaced rows and then the new rows, which "
+                                + "equal Paimon's changes only where the read has returned "
+                                + "exactly the stream records that the overwrite's parent "
+                                + "snapshot committed (a running writer's uncommitted records "
+                                + "come before them here, after them in Paimon), and this read "
+                                + "never skips a commit. Restart the query from a snapshot after "
+                                + "%d, or read without '%s' (overwrites are then passed over, "
+                                + "as Paimon's streaming read passes them over).",
                         snapshot.id(),
                         table.fullName(),
                         snapshot.commitUser(),
-                        overwriteOption(),
+                        CoreOptions.STREAMING_READ_OVERWRITE.key(),
                         snapshot.id(),
-                        overwriteOption()));
-    }
-
-    /** The option that makes Paimon's streaming read of the table return overwrites. */
-    private String overwriteOption() {
-        return table.primaryKeys().isEmpty()
-                ? CoreOptions.STREAMING_READ_APPEND_OVERWRITE.key()
-                : CoreOptions.STREAMING_READ_OVERWRITE.key();
+                        CoreOptions.STREAMING_READ_OVERWRITE.key()));
     }
 
     /** A commit of another writer that the read cannot follow exactly; a restart cannot either. */

@@ -159,7 +159,7 @@ public final class LakeStreamReadContext implements Serializable {
         }
         Map<String, String> scanOptions = new HashMap<>(table.options());
         scanOptions.putAll(paimonOptions);
-        UnsupportedScanOptions.check(name, scanOptions, bounded);
+        UnsupportedScanOptions.check(name, scanOptions, bounded, !table.primaryKeys().isEmpty());
         requireConsumerExpiration(name, scanOptions);
         FileStoreTable read = paimonOptions.isEmpty() ? table : table.copy(paimonOptions);
         // resolved again when the job plans; resolved here, a start that does not exist or cannot

@@ -64,9 +64,11 @@ final class UnsupportedScanOptions {
 
     /**
      * Throws an {@link IllegalArgumentException} for the first option of {@code options} (the
-     * table's with the read's on top) that a read of table {@code table} cannot honour.
+     * table's with the read's on top) that a read of table {@code table} cannot honour; {@code
+     * primaryKey} tells whether the table has a primary key.
      */
-    static void check(String table, Map<String, String> options, boolean bounded) {
+    static void check(
+            String table, Map<String, String> options, boolean bounded, boolean primaryKey) {
         if (CommittedSnapshotReads.optionOf(table, options, bounded).isPresent()) {
             // a read of committed snapshots is Paimon's own: the table factory hands it to
             // Paimon's source, the DataStream builder names Paimon's
@@ -119,21 +121,24 @@ final class UnsupportedScanOptions {
                         + "[scan.snapshot-id,scan.tag-name,scan.watermark] when you use "
                         + "from-snapshot for scan.mode\"); follow the table from a snapshot with "
                         + "'scan.snapshot-id'");
-        // Paimon returns an overwrite's changes as the difference of the files it replaced and
-        // the files it wrote; the read follows a commit by the files it adds only
-        String overwriteChanges =
-                "Paimon's streaming read returns an overwrite as the difference of the files it "
-                        + "replaced and the files it wrote (deletes of the replaced rows, then the "
-                        + "new rows), and a lake-stream read follows another writer's commit by "
-                        + "the files it adds only; read without the option (overwrites are then "
-                        + "passed over, as Paimon passes them over), or read the table with "
-                        + "Paimon's own source";
-        if (conf.get(CoreOptions.STREAMING_READ_OVERWRITE)) {
-            throw refused(table, CoreOptions.STREAMING_READ_OVERWRITE, "true", overwriteChanges);
-        }
-        if (conf.get(CoreOptions.STREAMING_READ_APPEND_OVERWRITE)) {
+        // an append table's overwrite is followed as Paimon follows it (its new rows, see
+        // ForeignCommits); a primary-key table's changes are deletes of the replaced rows and
+        // then the new rows, which a running writer's uncommitted records, returned before them
+        // here and after them in Paimon, would contradict. Paimon uses each option for one kind
+        // of table only and ignores it on the other, and so does this read.
+        if (primaryKey && conf.get(CoreOptions.STREAMING_READ_OVERWRITE)) {
             throw refused(
-                    table, CoreOptions.STREAMING_READ_APPEND_OVERWRITE, "true", overwriteChanges);
+                    table,
+                    CoreOptions.STREAMING_READ_OVERWRITE,
+                    "true",
+                    "Paimon's streaming read returns a primary-key table's overwrite as deletes of "
+                            + "the replaced rows and then the new rows, which a lake-stream read "
+                            + "can return only after exactly the stream records that the "
+                            + "overwrite's parent snapshot committed, while it returns a running "
+                            + "writer's uncommitted records of the partition at once (Paimon "
+                            + "returns them after the overwrite); read without the option "
+                            + "(overwrites are then passed over, as Paimon passes them over), or "
+                            + "read the table with Paimon's own source");
         }
         if (conf.getOptional(CoreOptions.STREAMING_READ_MODE).orElse(null)
                 == CoreOptions.StreamingReadMode.LOG) {

@@ -50,7 +50,7 @@ class UnsupportedScanOptionsTest {
             assertThatThrownBy(
                             () ->
                                     UnsupportedScanOptions.check(
-                                            "db.t", options(key, value), bounded))
+                                            "db.t", options(key, value), bounded, true))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("db.t")
                     .hasMessageContaining("= '" + value + "'")
@@ -61,15 +61,39 @@ class UnsupportedScanOptionsTest {
     @ParameterizedTest
     @CsvSource({
         "streaming-read-overwrite, true",
-        "streaming-read-append-overwrite, true",
         "streaming-read-mode, log",
     })
     void refusedInUnboundedReads(String key, String value) {
-        assertThatThrownBy(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+        assertThatThrownBy(
+                        () ->
+                                UnsupportedScanOptions.check(
+                                        "db.t", options(key, value), false, true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("db.t")
                 .hasMessageContaining("'" + key + "'")
                 .hasMessageContaining("is not supported by lake-stream reads");
+    }
+
+    /**
+     * An append table's overwrites are followed as Paimon follows them; a primary-key table's
+     * overwrite changes are refused, and each option is ignored on the kind of table that Paimon
+     * ignores it on.
+     */
+    @Test
+    void overwritesAreFollowedOnAppendTablesOnly() {
+        Map<String, String> pk = options("streaming-read-overwrite", "true");
+        assertThatThrownBy(() -> UnsupportedScanOptions.check("db.t", pk, false, true))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("'streaming-read-overwrite' = 'true'")
+                .hasMessageContaining("uncommitted records");
+        Map<String, String> append = options("streaming-read-append-overwrite", "true");
+        for (boolean primaryKey : new boolean[] {true, false}) {
+            assertThatCode(() -> UnsupportedScanOptions.check("db.t", append, false, primaryKey))
+                    .doesNotThrowAnyException();
+        }
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", pk, false, false))
+                .doesNotThrowAnyException();
     }
 
     /** Paimon's streaming read refuses these too; the refusal says so. */
@@ -80,7 +104,10 @@ class UnsupportedScanOptionsTest {
         "scan.version, 3",
     })
     void refusedInUnboundedReadsAsPaimonRefusesThem(String key, String value) {
-        assertThatThrownBy(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+        assertThatThrownBy(
+                        () ->
+                                UnsupportedScanOptions.check(
+                                        "db.t", options(key, value), false, true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("db.t")
                 .hasMessageContaining("'" + key + "'")
@@ -99,7 +126,7 @@ class UnsupportedScanOptionsTest {
         "scan.creation-time-millis, 1000",
     })
     void acceptedInUnboundedReads(String key, String value) {
-        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), false))
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), false, true))
                 .doesNotThrowAnyException();
     }
 
@@ -116,7 +143,7 @@ class UnsupportedScanOptionsTest {
         "streaming-read-overwrite, true",
     })
     void acceptedInBoundedReads(String key, String value) {
-        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), true))
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), true, true))
                 .doesNotThrowAnyException();
     }
 
@@ -137,7 +164,7 @@ class UnsupportedScanOptionsTest {
     void readsOfCommittedSnapshotsAreLeftToPaimonWhenBounded(String key, String value) {
         assertThat(CommittedSnapshotReads.optionOf("db.t", options(key, value), true))
                 .contains("'" + key + "' = '" + value + "'");
-        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), true))
+        assertThatCode(() -> UnsupportedScanOptions.check("db.t", options(key, value), true, true))
                 .doesNotThrowAnyException();
     }
 
@@ -153,7 +180,7 @@ class UnsupportedScanOptionsTest {
         for (Runnable check :
                 new Runnable[] {
                     () -> CommittedSnapshotReads.optionOf("db.t", options(key, value), false),
-                    () -> UnsupportedScanOptions.check("db.t", options(key, value), false)
+                    () -> UnsupportedScanOptions.check("db.t", options(key, value), false, true)
                 }) {
             assertThatThrownBy(check::run)
                     .isInstanceOf(IllegalArgumentException.class)
@@ -208,7 +235,7 @@ class UnsupportedScanOptionsTest {
             assertThatCode(
                             () ->
                                     UnsupportedScanOptions.check(
-                                            "db.t", options("scan.mode", mode), false))
+                                            "db.t", options("scan.mode", mode), false, true))
                     .doesNotThrowAnyException();
         }
     }

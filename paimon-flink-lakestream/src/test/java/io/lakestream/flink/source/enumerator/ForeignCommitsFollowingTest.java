@@ -34,6 +34,7 @@ import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.StreamTableScan;
 import org.apache.paimon.types.DataTypes;
 
 import org.apache.flink.api.connector.source.ReaderInfo;
@@ -291,8 +292,9 @@ class ForeignCommitsFollowingTest {
 
     /**
      * Another writer's overwrite is passed over as Paimon's streaming read passes it over; with
-     * {@code 'streaming-read-overwrite' = 'true'} the read fails for good, naming the snapshot, its
-     * commit user and what to do. A snapshot expired before it was followed fails it too.
+     * {@code 'streaming-read-append-overwrite' = 'true'} an append table's overwrite is followed
+     * with the splits Paimon's own streaming scan plans for it (its new rows). A snapshot expired
+     * before it was followed fails the read for good.
      */
     @Test
     void whatCannotBeFollowedFailsTheReadForGood() throws Throwable {
@@ -313,17 +315,15 @@ class ForeignCommitsFollowingTest {
             LakeStreamSplitEnumerator enumerator = unbounded(context, null);
             enumerator.start();
             context.runNextOneTimeCallable();
-            overwrite(table, 21);
+            overwrite(table, 21, 22, 23);
             long overwriting = table.snapshotManager().latestSnapshotId();
-            String user = table.snapshotManager().latestSnapshot().commitUser();
-            assertThatThrownBy(() -> context.runPeriodicCallable(FOLLOW))
-                    .isInstanceOf(SuppressRestartsException.class)
-                    .satisfies(e -> System.out.println("Read failed: " + e.getCause().getMessage()))
-                    .cause()
-                    .hasMessageContaining("Snapshot " + overwriting + " of table db.t")
-                    .hasMessageContaining(user)
-                    .hasMessageContaining("'streaming-read-append-overwrite' = 'true'")
-                    .hasMessageContaining("Restart the query");
+            context.runPeriodicCallable(FOLLOW);
+            assertThat(followedRows(context))
+                    .as("the overwrite's changes, as Paimon's own streaming scan plans them")
+                    .containsExactly(Map.entry(overwriting, paimonsNextPlanRows(overwriting)))
+                    .containsExactly(Map.entry(overwriting, 3L));
+            assertThat(enumerator.snapshotState(2).nextFollowedSnapshotId())
+                    .isEqualTo(overwriting + 1);
         }
 
         table = table.copy(Collections.singletonMap("streaming-read-append-overwrite", "false"));
@@ -344,11 +344,46 @@ class ForeignCommitsFollowingTest {
         }
     }
 
-    private static void overwrite(FileStoreTable table, int id) throws Exception {
+    /**
+     * A primary-key table's overwrite read with {@code 'streaming-read-overwrite' = 'true'} fails
+     * the read for good, naming the snapshot, its commit user and what to do.
+     */
+    @Test
+    void aPrimaryKeyOverwriteReadWithItsChangesFailsTheReadForGood() throws Throwable {
+        createTable(true, "streaming-read-overwrite", "true");
+        commitWithOffsets(2, 1, 2);
+        try (MockSplitEnumeratorContext<LakeStreamSplit> context = twoReaders()) {
+            LakeStreamSplitEnumerator enumerator = unbounded(context, null);
+            enumerator.start();
+            context.runNextOneTimeCallable();
+            overwrite(table, 21);
+            long overwriting = table.snapshotManager().latestSnapshotId();
+            String user = table.snapshotManager().latestSnapshot().commitUser();
+            assertThatThrownBy(() -> context.runPeriodicCallable(FOLLOW))
+                    .isInstanceOf(SuppressRestartsException.class)
+                    .satisfies(e -> System.out.println("Read failed: " + e.getCause().getMessage()))
+                    .cause()
+                    .hasMessageContaining("Snapshot " + overwriting + " of primary-key table db.t")
+                    .hasMessageContaining(user)
+                    .hasMessageContaining("'streaming-read-overwrite' = 'true'")
+                    .hasMessageContaining("Restart the query");
+        }
+    }
+
+    /** The rows of the splits that Paimon's own streaming scan plans for snapshot {@code id}. */
+    private long paimonsNextPlanRows(long id) {
+        StreamTableScan scan = table.newReadBuilder().newStreamScan();
+        scan.restore(id);
+        return scan.plan().splits().stream().mapToLong(s -> ((DataSplit) s).rowCount()).sum();
+    }
+
+    private static void overwrite(FileStoreTable table, int... ids) throws Exception {
         BatchWriteBuilder builder = table.newBatchWriteBuilder().withOverwrite();
         try (BatchTableWrite write = builder.newWrite();
                 BatchTableCommit commit = builder.newCommit()) {
-            write.write(GenericRow.of(id, BinaryString.fromString("v" + id)));
+            for (int id : ids) {
+                write.write(GenericRow.of(id, BinaryString.fromString("v" + id)));
+            }
             commit.commit(write.prepareCommit());
         }
     }
