@@ -29,8 +29,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A Fluss cluster (ZooKeeper, a coordinator, a tablet server) in this JVM for the examples and the
- * benchmarks, with its files in a temporary directory that closing deletes.
+ * A Fluss cluster (ZooKeeper, a coordinator, one or more tablet servers) in this JVM for the
+ * examples and the benchmarks, with its files in a temporary directory that closing deletes.
  */
 public final class LocalFlussCluster implements AutoCloseable {
 
@@ -43,8 +43,13 @@ public final class LocalFlussCluster implements AutoCloseable {
     }
 
     public static LocalFlussCluster start() throws Exception {
+        return start(1);
+    }
+
+    /** A cluster of {@code tabletServers} tablet servers. */
+    public static LocalFlussCluster start(int tabletServers) throws Exception {
         FlussClusterExtension fluss =
-                FlussClusterExtension.builder().setNumOfTabletServers(1).build();
+                FlussClusterExtension.builder().setNumOfTabletServers(tabletServers).build();
         try {
             fluss.start();
         } catch (Exception | Error e) {

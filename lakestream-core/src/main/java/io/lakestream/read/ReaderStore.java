@@ -31,6 +31,8 @@ import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -51,6 +53,9 @@ public final class ReaderStore implements AutoCloseable {
 
     @Nullable private StreamStore store;
     @Nullable private FencedStreamReader log;
+
+    /** The log being opened ahead of its first use, on a thread of its own. */
+    @Nullable private CompletableFuture<FencedStreamReader> opening;
 
     /** Opens a store of its own from {@code storeFactory} on first use, and closes it. */
     public ReaderStore(
@@ -94,7 +99,7 @@ public final class ReaderStore implements AutoCloseable {
                 : "the '" + store + "' stream store at " + servers;
     }
 
-    public StreamStore store() {
+    public synchronized StreamStore store() {
         if (store == null) {
             store = storeFactory.get();
         }
@@ -102,11 +107,50 @@ public final class ReaderStore implements AutoCloseable {
     }
 
     public FencedStreamReader log() {
+        if (log == null && opening != null) {
+            try {
+                log = opening.join();
+            } catch (CompletionException e) {
+                // the same failure the caller would have had opening it itself
+                throw e.getCause() instanceof RuntimeException
+                        ? (RuntimeException) e.getCause()
+                        : e;
+            } finally {
+                opening = null;
+            }
+        }
         if (log == null) {
-            StreamStore s = store();
-            log = new FencedStreamReader(s.createReader(streamTable), s.openFenceLog(streamTable));
+            log = openLog();
         }
         return log;
+    }
+
+    /**
+     * Starts opening the log on a thread of its own, if it is not open: the store's connection, its
+     * reader of the stream table and the fence log read to its end take round trips that a split
+     * reader can spend reading a lake part instead. {@link #log()} then waits for it.
+     */
+    public void openAhead() {
+        if (log != null || opening != null) {
+            return;
+        }
+        opening =
+                CompletableFuture.supplyAsync(
+                        this::openLog,
+                        task -> {
+                            Thread thread =
+                                    new Thread(
+                                            task,
+                                            "lake-stream-reader-open-"
+                                                    + streamTable.spec().identifier());
+                            thread.setDaemon(true);
+                            thread.start();
+                        });
+    }
+
+    private FencedStreamReader openLog() {
+        StreamStore s = store();
+        return new FencedStreamReader(s.createReader(streamTable), s.openFenceLog(streamTable));
     }
 
     public StreamTable streamTable() {
@@ -140,6 +184,15 @@ public final class ReaderStore implements AutoCloseable {
 
     @Override
     public void close() {
+        if (opening != null) {
+            // the store's waits are bounded: the log is open or failed soon, and closed here
+            try {
+                log = opening.join();
+            } catch (CompletionException e) {
+                // a log that no read used: its failure to open fails no read
+            }
+            opening = null;
+        }
         try {
             if (log != null) {
                 log.close();

@@ -44,6 +44,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Reads partition-buckets of a stream table with one Fluss log scanner. Partitions that the store
@@ -157,8 +159,18 @@ final class FlussStreamReader implements StreamReader {
         Map<PartitionBucket, Long> earliest = Collections.emptyMap();
         Map<PartitionBucket, Long> latest = Collections.emptyMap();
         if (!existing.isEmpty()) {
-            earliest = store.listOffsets(layout, existing, OffsetPosition.EARLIEST);
+            // the two listings travel together: one round trip to the leaders, not two
+            CompletableFuture<Map<PartitionBucket, Long>> earliestListing =
+                    CompletableFuture.supplyAsync(
+                            () -> store.listOffsets(layout, existing, OffsetPosition.EARLIEST));
             latest = store.listOffsets(layout, existing, OffsetPosition.LATEST);
+            try {
+                earliest = earliestListing.join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException
+                        ? (RuntimeException) e.getCause()
+                        : e;
+            }
         }
         for (StreamSubscription subscription : toStart) {
             PartitionBucket pb = subscription.partitionBucket();

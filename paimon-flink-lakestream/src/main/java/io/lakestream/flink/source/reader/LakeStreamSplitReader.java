@@ -163,21 +163,27 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
     @Override
     public RecordsWithSplitIds<LakeStreamRecord> fetch() throws IOException {
         RecordsBySplits.Builder<LakeStreamRecord> batch = new RecordsBySplits.Builder<>();
+        LakeRowBatch lakeRows = null;
         if (handedOver < limit) {
-            fetch(batch);
+            lakeRows = fetch(batch);
         }
         if (handedOver >= limit) {
             // every row the limit asks for is on its way: the splits end here, unread files
             // unopened; the planner's LIMIT above the source cuts what was read beyond it
             endAll(batch);
         }
-        return batch.build();
+        return lakeRows == null ? batch.build() : lakeRows.after(batch.build());
     }
 
-    private void fetch(RecordsBySplits.Builder<LakeStreamRecord> batch) throws IOException {
+    /**
+     * Adds what this fetch reads to {@code batch}; returns the batch of uncopied lake rows that
+     * follows it, if the lake part being read is {@link LakePartReader#batched() batched}.
+     */
+    @Nullable
+    private LakeRowBatch fetch(RecordsBySplits.Builder<LakeStreamRecord> batch) throws IOException {
         if (!lake.isReading() && lakeQueue.isEmpty()) {
             handedOver += logs.poll(batch, LOG_POLL_TIMEOUT);
-            return;
+            return null;
         }
         if (logs.hasLogs()) {
             // the logs of buckets that switched already are not kept waiting for the lake
@@ -192,6 +198,16 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
                 startLake(lakeQueue.poll());
             }
             LakeStreamSplit split = lake.split();
+            if (lake.batched()) {
+                LakeRowBatch rows = lake.nextBatch();
+                if (rows != null || lake.isReading()) {
+                    // a batch of rows, or a wake-up: the fetch ends here
+                    return rows;
+                }
+                finishLake(split, batch);
+                room--;
+                continue;
+            }
             int added = lake.read(batch, room);
             handedOver += added;
             room -= added;
@@ -200,6 +216,7 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
                 room--;
             }
         }
+        return null;
     }
 
     /**
@@ -227,7 +244,8 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
                     boundedMerge.read(
                             split.partitionBucket(), split.nextLogOffset(), split.logStopOffset());
         }
-        lake.start(split, merge);
+        // rows counted against a limit are copied: the fetcher counts them as it reads them
+        lake.start(split, merge, merge == null && limit == Long.MAX_VALUE);
     }
 
     private void finishLake(
@@ -250,10 +268,18 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
                     "Unsupported split change " + splitsChanges.getClass().getSimpleName());
         }
         lakeQueue.addAll(splitsChanges.splits());
+        for (LakeStreamSplit split : splitsChanges.splits()) {
+            if (!split.isBounded() || split.nextLogOffset() < split.logStopOffset()) {
+                // the store is connected while lake parts are read, not after the first one
+                store.openAhead();
+                break;
+            }
+        }
     }
 
     @Override
     public void wakeUp() {
+        lake.wakeUp();
         store.wakeUp();
     }
 

@@ -25,6 +25,7 @@ import io.lakestream.store.StreamTable;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
 
 import java.util.ArrayList;
@@ -57,7 +58,8 @@ final class ReaderLagMetrics {
         this.metrics = metrics;
         metrics.gauge("currentFetchEventTimeLag", () -> fetchEventTimeLag);
         metrics.setPendingRecordsGauge(this::pendingRecords);
-        this.lakeRecordsRead = metrics.counter(LAKE_RECORDS_READ);
+        // the fetcher counts rows it copies, the main thread the rows of a lake batch it passes
+        this.lakeRecordsRead = metrics.counter(LAKE_RECORDS_READ, new ThreadSafeSimpleCounter());
     }
 
     /** Counts the rows read from Paimon's files, whether emitted or skipped as emitted before. */

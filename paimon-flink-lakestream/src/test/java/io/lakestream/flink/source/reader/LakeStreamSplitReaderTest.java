@@ -34,6 +34,7 @@ import io.lakestream.testutils.LocalPaimonTables;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.DataSplit;
@@ -61,6 +62,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -134,17 +137,37 @@ class LakeStreamSplitReaderTest {
         Set<String> finished = new HashSet<>();
         for (int fetches = 0; !finished.contains(split.splitId()); fetches++) {
             assertThat(fetches).as("fetches before the split finished").isLessThan(1_000);
-            RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
-            for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
-                assertThat(id).isEqualTo(split.splitId());
-                for (LakeStreamRecord r = batch.nextRecordFromSplit();
-                        r != null;
-                        r = batch.nextRecordFromSplit()) {
-                    records.add(r);
-                }
-            }
-            finished.addAll(batch.finishedSplits());
+            records.addAll(consume(reader.fetch(), finished));
         }
+        return records;
+    }
+
+    private static final InternalRowSerializer ROWS =
+            new InternalRowSerializer(DataTypes.INT(), DataTypes.STRING());
+
+    /**
+     * The records of one fetch, taken as Flink's reader base takes them: each record before the
+     * next is asked for, then the fetch recycled. Rows are copied as they pass, since a lake batch
+     * hands over Paimon's reused rows; the splits the fetch finished go to {@code finished}.
+     */
+    private static List<LakeStreamRecord> consume(
+            RecordsWithSplitIds<LakeStreamRecord> batch, Set<String> finished) {
+        List<LakeStreamRecord> records = new ArrayList<>();
+        for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
+            for (LakeStreamRecord r = batch.nextRecordFromSplit();
+                    r != null;
+                    r = batch.nextRecordFromSplit()) {
+                records.add(
+                        r.isLakeFinished()
+                                ? r
+                                : r.fromLake
+                                        ? LakeStreamRecord.lake(ROWS.copy(r.row), r.position)
+                                        : LakeStreamRecord.log(
+                                                ROWS.copy(r.row), r.position, r.timestamp));
+            }
+        }
+        finished.addAll(batch.finishedSplits());
+        batch.recycle();
         return records;
     }
 
@@ -289,16 +312,7 @@ class LakeStreamSplitReaderTest {
 
     private static List<LakeStreamRecord> fetchOnce(
             SplitReader<LakeStreamRecord, LakeStreamSplit> reader) throws Exception {
-        List<LakeStreamRecord> records = new ArrayList<>();
-        RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
-        for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
-            for (LakeStreamRecord r = batch.nextRecordFromSplit();
-                    r != null;
-                    r = batch.nextRecordFromSplit()) {
-                records.add(r);
-            }
-        }
-        return records;
+        return consume(reader.fetch(), new HashSet<>());
     }
 
     /** A bounded primary-key read merges by key and returns the table's rows as inserts. */
@@ -344,6 +358,12 @@ class LakeStreamSplitReaderTest {
                             public Counter counter(String name) {
                                 return counters.computeIfAbsent(name, n -> new SimpleCounter());
                             }
+
+                            @Override
+                            public <C extends Counter> C counter(String name, C counter) {
+                                counters.put(name, counter);
+                                return counter;
+                            }
                         }),
                 Long.MAX_VALUE,
                 () -> store);
@@ -388,6 +408,7 @@ class LakeStreamSplitReaderTest {
                                                 : r.fromLake ? "lake" : "log"));
                     }
                 }
+                batch.recycle();
             }
             int firstLog = events.indexOf(switched.splitId() + ":log");
             assertThat(firstLog).as("the switched bucket's first log record").isNotNegative();
@@ -426,6 +447,50 @@ class LakeStreamSplitReaderTest {
                     .extracting(StreamSubscription::partitionBucket)
                     .hasSize(200);
             assertThat(counters.get(ReaderLagMetrics.LAKE_RECORDS_READ).getCount()).isZero();
+        }
+    }
+
+    /**
+     * A lake part read as Paimon stores it is handed over one Paimon batch at a time, as Flink's
+     * reader base takes it: the fetcher reads the next batch only once the main thread recycled the
+     * one before (Paimon reuses its rows), a wake-up ends that wait with no lake row, and the rows
+     * still come in order with their positions.
+     */
+    @Test
+    void theNextLakeBatchIsReadOnlyOnceTheMainThreadRecycledTheLastOne() throws Exception {
+        FileStoreTable table = createTable(false, 5_000, 1);
+        LakeStreamSplit split = lakeOnlySplit(table, 0);
+        List<String> expected;
+        try (LakeStreamSplitReader reader = reader(table)) {
+            expected = render(readToEnd(reader, split));
+        }
+        try (LakeStreamSplitReader reader = reader(table)) {
+            reader.handleSplitsChanges(new SplitsAddition<>(Collections.singletonList(split)));
+            RecordsWithSplitIds<LakeStreamRecord> first = reader.fetch();
+            CompletableFuture<List<LakeStreamRecord>> blocked =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return consume(reader.fetch(), new HashSet<>());
+                                } catch (Exception e) {
+                                    throw new RuntimeException(e);
+                                }
+                            });
+            reader.wakeUp();
+            assertThat(blocked.get(1, TimeUnit.MINUTES))
+                    .as("a fetch woken up while the last batch is out")
+                    .isEmpty();
+            List<LakeStreamRecord> records = new ArrayList<>(consume(first, new HashSet<>()));
+            assertThat(records).isNotEmpty().hasSizeLessThan(5_000);
+            Set<String> finished = new HashSet<>();
+            for (int fetches = 0; !finished.contains(split.splitId()); fetches++) {
+                assertThat(fetches).as("fetches before the split finished").isLessThan(1_000);
+                records.addAll(consume(reader.fetch(), finished));
+            }
+            assertThat(render(records)).isEqualTo(expected);
+            for (int i = 0; i < records.size(); i++) {
+                assertThat(records.get(i).position).isEqualTo(i + 1);
+            }
         }
     }
 
@@ -615,14 +680,9 @@ class LakeStreamSplitReaderTest {
     /** The log rows of one fetch, rendered. */
     private static List<String> logRows(LakeStreamSplitReader reader) throws Exception {
         List<LakeStreamRecord> log = new ArrayList<>();
-        RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
-        for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
-            for (LakeStreamRecord r = batch.nextRecordFromSplit();
-                    r != null;
-                    r = batch.nextRecordFromSplit()) {
-                if (!r.fromLake && !r.isLakeFinished()) {
-                    log.add(r);
-                }
+        for (LakeStreamRecord r : fetchOnce(reader)) {
+            if (!r.fromLake && !r.isLakeFinished()) {
+                log.add(r);
             }
         }
         return render(log);
