@@ -66,13 +66,17 @@ public final class FlussStoreOptions {
                                     org.apache.fluss.config.ConfigOptions
                                             .CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME))
                     .durationType()
-                    .defaultValue(Duration.ofMillis(100))
+                    .defaultValue(Duration.ofMillis(20))
                     .withDescription(
                             "How long a tablet server may hold a reader's fetch that has no new "
                                     + "records (Fluss's 'client.scanner.log.fetch.wait-max-time', "
-                                    + "whose own default is 500 ms). The store's default is lower "
-                                    + "for freshness; lower still means more fetch requests from "
-                                    + "idle readers.");
+                                    + "whose own default is 500 ms). A reader that has caught up "
+                                    + "gets a new record only when its held fetch ends: Fluss "
+                                    + "0.9 ends it early only when a follower's fetch moves the "
+                                    + "high watermark, so on buckets with one replica every record "
+                                    + "waits for this timeout. The store's default is low for "
+                                    + "freshness; the cost is one fetch request per wait from "
+                                    + "each idle reader to each tablet server.");
 
     @Documentation.OverrideDefault("the value of 'lake-stream.store.write-timeout'")
     public static final ConfigOption<Duration> CLIENT_WRITER_BUFFER_WAIT_TIMEOUT =

@@ -30,8 +30,8 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The store client's freshness defaults (a 10 ms linger, fetches that wait at most 100 ms), and
- * that a value the user sets, through {@code lake-stream.fluss.*} as the docs say, wins.
+ * The store client's freshness defaults (a 10 ms linger, fetches that wait at most 20 ms), and that
+ * a value the user sets, through {@code lake-stream.fluss.*} as the docs say, wins.
  */
 class FlussClientDefaultsTest {
 
@@ -43,7 +43,7 @@ class FlussClientDefaultsTest {
         assertThat(conf.get(ConfigOptions.CLIENT_WRITER_BATCH_TIMEOUT))
                 .isEqualTo(Duration.ofMillis(10));
         assertThat(conf.get(ConfigOptions.CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME))
-                .isEqualTo(Duration.ofMillis(100));
+                .isEqualTo(Duration.ofMillis(20));
         assertThat(conf.get(ConfigOptions.CLIENT_WRITER_BUFFER_WAIT_TIMEOUT))
                 .isEqualTo(Duration.ofSeconds(30));
     }
