@@ -146,19 +146,24 @@ public final class ConsumerPositions {
      * and such a position reads whole.
      */
     public Optional<Recorded> position() {
-        Optional<Long> next = nextSnapshot();
-        if (!next.isPresent()) {
-            return Optional.empty();
-        }
+        return nextSnapshot().flatMap(this::positionAt);
+    }
+
+    /**
+     * The position recorded with next snapshot {@code nextSnapshot}, the consumer file's as the
+     * caller just read it ({@link #nextSnapshot()}), if such a position reads whole: a caller that
+     * needs the next snapshot either way reads the consumer file once.
+     */
+    public Optional<Recorded> positionAt(long nextSnapshot) {
         Optional<Recorded> recorded = read();
-        if (recorded.isPresent() && recorded.get().nextSnapshot() != next.get()) {
+        if (recorded.isPresent() && recorded.get().nextSnapshot() != nextSnapshot) {
             LOG.info(
                     "Consumer {} of {} has next snapshot {}, its lake-stream position was "
                             + "recorded with {}: the consumer was reset or written by another "
                             + "source.",
                     consumerId,
                     table.fullName(),
-                    next.get(),
+                    nextSnapshot,
                     recorded.get().nextSnapshot());
             return Optional.empty();
         }

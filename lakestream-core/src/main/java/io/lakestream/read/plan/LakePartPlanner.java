@@ -31,7 +31,6 @@ import org.apache.paimon.table.source.snapshot.SnapshotReader;
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -59,13 +58,6 @@ import java.util.Map;
  */
 final class LakePartPlanner {
 
-    /**
-     * A key of the scan options {@link ReadStart} gives, not a Paimon option: the lake part holds
-     * only the files created at or after this time (epoch milliseconds), as Paimon's {@code
-     * FileCreationTimeStartingScanner} filters them. Removed before the options reach Paimon.
-     */
-    static final String FILES_CREATED_SINCE = "lake-stream.internal.files-created-since";
-
     private LakePartPlanner() {}
 
     /**
@@ -87,21 +79,21 @@ final class LakePartPlanner {
      *
      * @param scanOptions the options that make Paimon's scan pick {@code snapshot} (its id, or the
      *     tag that keeps it), every other starting option removed
+     * @param filesCreatedSince when not null, only the files created at or after this time (epoch
+     *     milliseconds), as Paimon's {@code FileCreationTimeStartingScanner} filters them
      */
     static List<DataSplit> plan(
             FileStoreTable table,
             Snapshot snapshot,
             Map<String, String> scanOptions,
+            @Nullable Long filesCreatedSince,
             @Nullable Predicate filter) {
-        String createdSince = scanOptions.get(FILES_CREATED_SINCE);
-        Map<String, String> paimonOptions = new HashMap<>(scanOptions);
-        paimonOptions.remove(FILES_CREATED_SINCE);
-        FileStoreTable at = table.copyWithoutTimeTravel(paimonOptions);
+        FileStoreTable at = table.copyWithoutTimeTravel(scanOptions);
         List<DataSplit> splits = new ArrayList<>();
-        if (createdSince != null) {
+        if (filesCreatedSince != null) {
             // what FileCreationTimeStartingScanner plans, at the snapshot the read starts from
             // rather than at whatever snapshot is the latest when the plan is made
-            long millis = Long.parseLong(createdSince);
+            long millis = filesCreatedSince;
             SnapshotReader reader =
                     at.newSnapshotReader()
                             .withSnapshot(snapshot)

@@ -98,6 +98,7 @@ public final class ReadStart {
     private final boolean exact;
     private final StreamOffsets logOffsets;
     private final Map<String, String> scanOptions;
+    @Nullable private final Long filesCreatedSince;
     private final long changesAfter;
 
     private ReadStart(
@@ -106,12 +107,23 @@ public final class ReadStart {
             boolean exact,
             StreamOffsets logOffsets,
             Map<String, String> scanOptions) {
+        this(snapshot, readsState, exact, logOffsets, scanOptions, null);
+    }
+
+    private ReadStart(
+            @Nullable Snapshot snapshot,
+            boolean readsState,
+            boolean exact,
+            StreamOffsets logOffsets,
+            Map<String, String> scanOptions,
+            @Nullable Long filesCreatedSince) {
         this(
                 snapshot,
                 readsState,
                 exact,
                 logOffsets,
                 scanOptions,
+                filesCreatedSince,
                 snapshot == null ? 0 : snapshot.id());
     }
 
@@ -121,6 +133,7 @@ public final class ReadStart {
             boolean exact,
             StreamOffsets logOffsets,
             Map<String, String> scanOptions,
+            @Nullable Long filesCreatedSince,
             long changesAfter) {
         this.changesAfter = changesAfter;
         this.snapshot = snapshot;
@@ -128,6 +141,7 @@ public final class ReadStart {
         this.exact = exact;
         this.logOffsets = logOffsets;
         this.scanOptions = scanOptions;
+        this.filesCreatedSince = filesCreatedSince;
     }
 
     /**
@@ -405,32 +419,31 @@ public final class ReadStart {
         if (latest == null) {
             return full(table, null, chosenBy);
         }
-        Map<String, String> scan =
-                scanOptions(CoreOptions.SCAN_SNAPSHOT_ID, String.valueOf(latest.id()));
-        scan.put(LakePartPlanner.FILES_CREATED_SINCE, String.valueOf(millis));
         return new ReadStart(
-                latest, true, false, logStartAfter(table, latest.id(), chosenBy), scan);
+                latest,
+                true,
+                false,
+                logStartAfter(table, latest.id(), chosenBy),
+                scanOptions(CoreOptions.SCAN_SNAPSHOT_ID, String.valueOf(latest.id())),
+                millis);
     }
 
     /**
-     * Options of a lake scan of snapshot {@code snapshotId} planned again for a read of {@code
-     * table} that read its state: with the file filter of {@code from-file-creation-time}, and of
-     * {@code from-creation-timestamp}, whose reads have a lake part only when they filter files.
+     * The file filter of a lake part of {@code table} planned again from the snapshot a read of its
+     * state recorded: the time of {@code from-file-creation-time}, and of {@code
+     * from-creation-timestamp}, whose reads have a lake part only when they filter files; null for
+     * every other start.
      */
-    static Map<String, String> snapshotScanOptions(FileStoreTable table, long snapshotId) {
-        Map<String, String> scan = snapshotScanOptions(snapshotId);
+    @Nullable
+    static Long filesCreatedSince(FileStoreTable table) {
         CoreOptions options = table.coreOptions();
         StartupMode mode = options.startupMode();
         if (mode == StartupMode.FROM_FILE_CREATION_TIME) {
-            scan.put(
-                    LakePartPlanner.FILES_CREATED_SINCE,
-                    String.valueOf(options.scanFileCreationTimeMills()));
+            return options.scanFileCreationTimeMills();
         } else if (mode == StartupMode.FROM_CREATION_TIMESTAMP) {
-            scan.put(
-                    LakePartPlanner.FILES_CREATED_SINCE,
-                    String.valueOf(options.scanCreationTimeMills()));
+            return options.scanCreationTimeMills();
         }
-        return scan;
+        return null;
     }
 
     /** The state of {@code snapshot} (none for a table without snapshots), then its changes. */
@@ -459,7 +472,13 @@ public final class ReadStart {
                         ? table.snapshotManager().snapshot(before)
                         : null;
         return new ReadStart(
-                snapshot, false, false, offsets, new HashMap<>(), before == null ? 0 : before);
+                snapshot,
+                false,
+                false,
+                offsets,
+                new HashMap<>(),
+                null,
+                before == null ? 0L : before);
     }
 
     /**
@@ -618,6 +637,16 @@ public final class ReadStart {
      */
     public Map<String, String> scanOptions() {
         return scanOptions;
+    }
+
+    /**
+     * The lake part holds only the snapshot's files created at or after this time (epoch
+     * milliseconds), as Paimon's {@code FileCreationTimeStartingScanner} filters them; null for no
+     * such filter.
+     */
+    @Nullable
+    public Long filesCreatedSince() {
+        return filesCreatedSince;
     }
 
     /**

@@ -175,7 +175,12 @@ public final class UnionReadPlanner {
             // every file the snapshot commits, level 0 included: the store part starts above
             // all of them
             for (DataSplit data :
-                    LakePartPlanner.plan(table, snapshot, readStart.scanOptions(), filter)) {
+                    LakePartPlanner.plan(
+                            table,
+                            snapshot,
+                            readStart.scanOptions(),
+                            readStart.filesCreatedSince(),
+                            filter)) {
                 if (store != null) {
                     // a read of the lake alone merges nothing with the store's buckets
                     BucketLayoutCheck.check(streamTable, snapshot.id(), data);
@@ -226,7 +231,8 @@ public final class UnionReadPlanner {
                 LakePartPlanner.plan(
                         table,
                         snapshot,
-                        ReadStart.snapshotScanOptions(table, snapshotId),
+                        ReadStart.snapshotScanOptions(snapshotId),
+                        ReadStart.filesCreatedSince(table),
                         filter)) {
             BucketLayoutCheck.check(streamTable, snapshotId, data);
             lake.computeIfAbsent(

@@ -36,14 +36,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.zip.CRC32;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link ConsumerPositions} on a real Paimon table with six snapshots (1-5 of the lake-stream sink,
@@ -139,6 +142,29 @@ class ConsumerPositionsTest {
 
         overwritePositionFile(whole);
         assertThat(positions.position()).isPresent();
+    }
+
+    /**
+     * A position written by a later format (a newer connector) is not read as if it were this
+     * one's, nor silently dropped: the read fails naming the consumer, the table and what to do.
+     */
+    @Test
+    void aPositionOfAnotherFormatVersionFailsNamingTheConsumerAndTheWayOut() throws Exception {
+        positions.write(4, 17, 3, STATE);
+        byte[] later = readPositionFile();
+        ByteBuffer.wrap(later).putInt(0, 2);
+        CRC32 crc = new CRC32();
+        crc.update(later, 0, later.length - Long.BYTES);
+        ByteBuffer.wrap(later).putLong(later.length - Long.BYTES, crc.getValue());
+        overwritePositionFile(later);
+
+        assertThat(positions.nextSnapshot()).as("Paimon's consumer file is untouched").contains(4L);
+        assertThatThrownBy(() -> positions.positionAt(4))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("consumer c1")
+                .hasMessageContaining(table.fullName())
+                .hasMessageContaining("format version 2")
+                .hasMessageContaining("sys.reset_consumer");
     }
 
     @Test

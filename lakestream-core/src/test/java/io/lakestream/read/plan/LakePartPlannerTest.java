@@ -133,6 +133,7 @@ class LakePartPlannerTest {
                 latest,
                 Collections.singletonMap(
                         CoreOptions.SCAN_SNAPSHOT_ID.key(), String.valueOf(latest.id())),
+                null,
                 filter);
     }
 

@@ -376,7 +376,12 @@ class ReadStartTest {
     private long plannedLakeRows(ReadStart start) {
         long rows = 0;
         for (DataSplit split :
-                LakePartPlanner.plan(table, start.snapshot(), start.scanOptions(), null)) {
+                LakePartPlanner.plan(
+                        table,
+                        start.snapshot(),
+                        start.scanOptions(),
+                        start.filesCreatedSince(),
+                        null)) {
             for (DataFileMeta file : split.dataFiles()) {
                 rows += file.rowCount();
             }
@@ -441,14 +446,15 @@ class ReadStartTest {
         assertStart(all, 6L, true, false, 9L);
         assertThat(plannedLakeRows(all)).isEqualTo(6);
         // planned again from the snapshot id (a restored read), with the same filter
+        assertThat(ReadStart.snapshotScanOptions(6)).isEqualTo(newer.scanOptions());
         assertThat(
-                        ReadStart.snapshotScanOptions(
+                        ReadStart.filesCreatedSince(
                                 table.copy(
                                         Collections.singletonMap(
                                                 "scan.file-creation-time-millis",
-                                                "" + (times.get(5L) + 1))),
-                                6))
-                .containsAllEntriesOf(newer.scanOptions());
+                                                "" + (times.get(5L) + 1)))))
+                .isEqualTo(newer.filesCreatedSince())
+                .isEqualTo(times.get(5L) + 1);
     }
 
     /**

@@ -159,6 +159,7 @@ public final class LakeStreamReadContext implements Serializable {
         }
         Map<String, String> scanOptions = new HashMap<>(table.options());
         scanOptions.putAll(paimonOptions);
+        refuseCommittedSnapshotRead(name, scanOptions, bounded);
         UnsupportedScanOptions.check(name, scanOptions, bounded, !table.primaryKeys().isEmpty());
         requireConsumerExpiration(name, scanOptions);
         FileStoreTable read = paimonOptions.isEmpty() ? table : table.copy(paimonOptions);
@@ -174,6 +175,27 @@ public final class LakeStreamReadContext implements Serializable {
                 projection,
                 // a filter on other columns drops rows after the readers count them
                 filtersPartitionsOnly(read, filter) ? limit : Long.MAX_VALUE);
+    }
+
+    /**
+     * Refuses a read of committed snapshots only ({@link CommittedSnapshotReads}): in SQL the
+     * catalog hands it to Paimon's own source, which a source of this type cannot be.
+     */
+    private static void refuseCommittedSnapshotRead(
+            String name, Map<String, String> scanOptions, boolean bounded) {
+        CommittedSnapshotReads.optionOf(name, scanOptions, bounded)
+                .ifPresent(
+                        option -> {
+                            throw new IllegalArgumentException(
+                                    String.format(
+                                            "Table %s: %s makes a read bounded by committed "
+                                                    + "snapshots, which the stream store has "
+                                                    + "nothing to add to; build it with Paimon's "
+                                                    + "own FlinkSourceBuilder (the "
+                                                    + "paimon-lakestream catalog hands such a SQL "
+                                                    + "read to Paimon's source).",
+                                            name, option));
+                        });
     }
 
     /**

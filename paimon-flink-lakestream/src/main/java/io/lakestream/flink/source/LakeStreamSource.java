@@ -286,7 +286,6 @@ public final class LakeStreamSource
                             paimonOptions.put(k, v);
                         }
                     });
-            refuseCommittedSnapshotRead(table, paimonOptions);
             Map<String, String> merged = mergedOptions();
             return new LakeStreamSource(
                     LakeStreamReadContext.resolve(
@@ -302,29 +301,6 @@ public final class LakeStreamSource
                             filter,
                             projection,
                             limit));
-        }
-
-        /**
-         * Refuses a read of committed snapshots only ({@link CommittedSnapshotReads}): in SQL the
-         * catalog hands it to Paimon's own source, which a builder of this type cannot return.
-         */
-        private void refuseCommittedSnapshotRead(
-                FileStoreTable table, Map<String, String> paimonOptions) {
-            Map<String, String> scanOptions = new HashMap<>(table.options());
-            scanOptions.putAll(paimonOptions);
-            CommittedSnapshotReads.optionOf(table.fullName(), scanOptions, bounded)
-                    .ifPresent(
-                            option -> {
-                                throw new IllegalArgumentException(
-                                        String.format(
-                                                "Table %s: %s makes a read bounded by committed "
-                                                        + "snapshots, which the stream store "
-                                                        + "has nothing to add to; build it with "
-                                                        + "Paimon's own FlinkSourceBuilder (the "
-                                                        + "paimon-lakestream catalog hands such "
-                                                        + "a SQL read to Paimon's source).",
-                                                table.fullName(), option));
-                            });
         }
     }
 }

@@ -34,7 +34,7 @@ import java.util.Set;
  * built, so that none of them is ignored silently: a read returns what Paimon returns for its
  * options, or it does not start. Each refusal names the table, the option and its value, and what
  * to use instead. Reads of committed snapshots only ({@link CommittedSnapshotReads}) are Paimon's
- * own and not checked here.
+ * own and refused before these checks ({@code LakeStreamReadContext}).
  */
 @Internal
 final class UnsupportedScanOptions {
@@ -69,11 +69,6 @@ final class UnsupportedScanOptions {
      */
     static void check(
             String table, Map<String, String> options, boolean bounded, boolean primaryKey) {
-        if (CommittedSnapshotReads.optionOf(table, options, bounded).isPresent()) {
-            // a read of committed snapshots is Paimon's own: the table factory hands it to
-            // Paimon's source, the DataStream builder names Paimon's
-            return;
-        }
         Options conf = Options.fromMap(options);
         StartupMode mode = conf.get(CoreOptions.SCAN_MODE);
         if (!SUPPORTED_MODES.contains(mode) && (bounded || !UNBOUNDED_MODES.contains(mode))) {

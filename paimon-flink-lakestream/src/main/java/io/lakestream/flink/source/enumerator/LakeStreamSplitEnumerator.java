@@ -239,7 +239,8 @@ public final class LakeStreamSplitEnumerator
         Long consumerNextSnapshot = null;
         if (restored == null && consumer != null && !read.consumerIgnoreProgress()) {
             // a job started without state: the consumer's position, as a restore would find it
-            Optional<ConsumerPositions.Recorded> position = consumer.position();
+            Optional<Long> next = consumer.nextSnapshot();
+            Optional<ConsumerPositions.Recorded> position = next.flatMap(consumer::positionAt);
             if (position.isPresent()) {
                 LOG.info(
                         "Consumer {} of {} resumes where checkpoint {} left it (next snapshot {}).",
@@ -249,7 +250,7 @@ public final class LakeStreamSplitEnumerator
                         position.get().nextSnapshot());
                 restored = positionState(table.fullName(), consumer, position.get());
             } else {
-                consumerNextSnapshot = consumer.nextSnapshot().orElse(null);
+                consumerNextSnapshot = next.orElse(null);
                 if (consumerNextSnapshot != null) {
                     LOG.info(
                             "Consumer {} of {} has no lake-stream position of its next snapshot "
