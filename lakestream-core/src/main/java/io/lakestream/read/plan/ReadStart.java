@@ -107,23 +107,13 @@ public final class ReadStart {
             boolean exact,
             StreamOffsets logOffsets,
             Map<String, String> scanOptions) {
-        this(snapshot, readsState, exact, logOffsets, scanOptions, null);
-    }
-
-    private ReadStart(
-            @Nullable Snapshot snapshot,
-            boolean readsState,
-            boolean exact,
-            StreamOffsets logOffsets,
-            Map<String, String> scanOptions,
-            @Nullable Long filesCreatedSince) {
         this(
                 snapshot,
                 readsState,
                 exact,
                 logOffsets,
                 scanOptions,
-                filesCreatedSince,
+                null,
                 snapshot == null ? 0 : snapshot.id());
     }
 
@@ -425,7 +415,8 @@ public final class ReadStart {
                 false,
                 logStartAfter(table, latest.id(), chosenBy),
                 scanOptions(CoreOptions.SCAN_SNAPSHOT_ID, String.valueOf(latest.id())),
-                millis);
+                millis,
+                latest.id());
     }
 
     /**
