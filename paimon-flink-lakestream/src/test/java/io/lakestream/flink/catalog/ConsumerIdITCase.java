@@ -184,7 +184,8 @@ class ConsumerIdITCase {
      * recorded before is not used.
      */
     @Test
-    void aResetConsumerStartsFromItsNextSnapshotAsInPaimon() throws Exception {
+    void aResetConsumerStartsFromItsNextSnapshotAndOneIgnoringProgressFromTheScanOptions()
+            throws Exception {
         String table = "db.rewound";
         TableEnvironment batch = environments.batch();
         createTable(batch, table, false);
@@ -211,6 +212,22 @@ class ConsumerIdITCase {
             again.cancel();
         }
         assertThat(again.changes).hasSize(2);
+
+        // 'consumer.ignore-progress': the scan options decide, as in Paimon: the whole table
+        Changes ignoring =
+                new Changes(
+                        false,
+                        startRead(
+                                "SELECT * FROM lake."
+                                        + table
+                                        + " /*+ OPTIONS('consumer-id' = 'c1', "
+                                        + "'consumer.ignore-progress' = 'true') */"));
+        try {
+            ignoring.awaitRows(rows(batch, "paimon." + table));
+        } finally {
+            ignoring.cancel();
+        }
+        assertThat(ignoring.changes).hasSize(3);
     }
 
     @Test
