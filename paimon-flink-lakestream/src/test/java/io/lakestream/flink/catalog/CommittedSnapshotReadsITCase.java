@@ -41,7 +41,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -115,7 +114,7 @@ class CommittedSnapshotReadsITCase {
                 .await();
         batch.executeSql("INSERT INTO " + lake + " VALUES (8, 'h'), (5, 'e2')").await();
 
-        JobClient tail = startTail(environments, lake);
+        JobClient tail = environments.tail(lake, "(100, 'tail'), (1, 'tail')");
         try {
             Await.until(
                     () -> rows(batch, lake).stream().anyMatch(r -> r.contains("tail")),
@@ -179,21 +178,6 @@ class CommittedSnapshotReadsITCase {
         } finally {
             tail.cancel().get();
         }
-    }
-
-    /** A job that writes one row to the store and commits it only after an hour. */
-    private static JobClient startTail(LakeSqlEnvironments environments, String table) {
-        TableEnvironment writing = environments.streaming(Duration.ofHours(1));
-        writing.executeSql(
-                "CREATE TEMPORARY TABLE idle (id INT) WITH ('connector' = 'datagen', "
-                        + "'rows-per-second' = '1', 'fields.id.min' = '0', 'fields.id.max' = '9')");
-        return writing.executeSql(
-                        "INSERT INTO "
-                                + table
-                                + " SELECT * FROM (VALUES (100, 'tail'), (1, 'tail')) "
-                                + "UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
-                .getJobClient()
-                .orElseThrow();
     }
 
     private static void commitWithWatermark(

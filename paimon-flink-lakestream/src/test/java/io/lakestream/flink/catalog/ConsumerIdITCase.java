@@ -114,7 +114,7 @@ class ConsumerIdITCase {
         String read = "SELECT * FROM lake." + table + " /*+ OPTIONS('consumer-id' = 'c1') */";
 
         Changes before = new Changes(primaryKey, startRead(read));
-        JobClient writer = writeTail(table, "(3, 'a')");
+        JobClient writer = environments.tail("lake." + table, "(3, 'a')");
         try {
             List<String> committedAndTail = new ArrayList<>(rows(batch, "paimon." + table));
             committedAndTail.add(Row.of(3, "a").toString());
@@ -156,7 +156,7 @@ class ConsumerIdITCase {
                 .isEqualTo(next)
                 .isLessThanOrEqualTo(foreignCommit);
         List<String> committed = rows(batch, "paimon." + table);
-        JobClient tail = writeTail(table, "(6, 'tail')");
+        JobClient tail = environments.tail("lake." + table, "(6, 'tail')");
         try {
             List<String> expected = new ArrayList<>(committed);
             expected.add(Row.of(6, "tail").toString());
@@ -280,22 +280,6 @@ class ConsumerIdITCase {
     private static long checkpointOf(ConsumerPositions positions) {
         Optional<ConsumerPositions.Recorded> recorded = positions.position();
         return recorded.map(ConsumerPositions.Recorded::checkpointId).orElse(-1L);
-    }
-
-    /** A job that writes {@code values} and commits them only after an hour: a tail. */
-    private static JobClient writeTail(String table, String values) throws Exception {
-        StreamTableEnvironment writing = environments.streaming(Duration.ofHours(1));
-        writing.executeSql(
-                "CREATE TEMPORARY TABLE idle (id INT) WITH ('connector' = 'datagen', "
-                        + "'rows-per-second' = '1', 'fields.id.min' = '0', 'fields.id.max' = '9')");
-        return writing.executeSql(
-                        "INSERT INTO lake."
-                                + table
-                                + " SELECT * FROM (VALUES "
-                                + values
-                                + ") UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
-                .getJobClient()
-                .orElseThrow();
     }
 
     /** The changes a streaming read returns, taken by a thread of their own, applied by key. */

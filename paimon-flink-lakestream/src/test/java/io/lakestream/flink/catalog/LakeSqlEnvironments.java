@@ -121,14 +121,25 @@ public final class LakeSqlEnvironments {
                         + " (id INT, name STRING) WITH ('bucket' = '1', "
                         + "'bucket-key' = 'id', 'lake-stream.enabled' = 'true')");
         batch.executeSql("INSERT INTO " + table + " VALUES (1, 'committed')").await();
+        return tail(table, "(2, 'tail')");
+    }
+
+    /**
+     * Starts a job that writes {@code values} (SQL row literals of (INT, STRING), e.g. {@code "(2,
+     * 'tail')"}) into {@code table} and commits them only after an hour or at a savepoint: records
+     * in the store that no snapshot holds, while the job runs.
+     */
+    JobClient tail(String table, String values) {
+        StreamTableEnvironment writing = streaming(Duration.ofHours(1));
         writing.executeSql(
                 "CREATE TEMPORARY TABLE idle (id INT) WITH ('connector' = 'datagen', "
                         + "'rows-per-second' = '1', 'fields.id.min' = '0', 'fields.id.max' = '9')");
         return writing.executeSql(
                         "INSERT INTO "
                                 + table
-                                + " SELECT * FROM (VALUES (2, 'tail')) "
-                                + "UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
+                                + " SELECT * FROM (VALUES "
+                                + values
+                                + ") UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
                 .getJobClient()
                 .orElseThrow();
     }

@@ -28,7 +28,6 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
@@ -38,7 +37,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -108,7 +106,7 @@ class UnboundedScanOptionsITCase {
                     "Snapshot " + id + ": " + snapshot.commitKind() + " " + snapshot.commitUser());
         }
 
-        JobClient tail = startTail(environments, table);
+        JobClient tail = environments.tail("lake." + table, "(5, 'tail')");
         try {
             Map<String, String> options = new LinkedHashMap<>();
             options.put("'scan.mode' = 'compacted-full'", null);
@@ -147,25 +145,6 @@ class UnboundedScanOptionsITCase {
                 return id;
             }
         }
-    }
-
-    /**
-     * A job that writes {@code (5, 'tail')} and commits it only after an hour: a record in the
-     * store that no snapshot holds.
-     */
-    private static JobClient startTail(LakeSqlEnvironments environments, String table)
-            throws Exception {
-        StreamTableEnvironment writing = environments.streaming(Duration.ofHours(1));
-        writing.executeSql(
-                "CREATE TEMPORARY TABLE idle (id INT) WITH ('connector' = 'datagen', "
-                        + "'rows-per-second' = '1', 'fields.id.min' = '0', 'fields.id.max' = '9')");
-        return writing.executeSql(
-                        "INSERT INTO lake."
-                                + table
-                                + " SELECT * FROM (VALUES (5, 'tail')) "
-                                + "UNION ALL SELECT id, 'never' FROM idle WHERE id < 0")
-                .getJobClient()
-                .orElseThrow();
     }
 
     /**
