@@ -94,7 +94,12 @@ class LakeStreamSinkITCase {
 
     @Test
     void everySnapshotHoldsExactlyTheStoreRecordsBelowItsOffsets() throws Exception {
-        FileStoreTable table = tables.create("append_boundary", false);
+        // no compaction by the writer: Paimon 1.3.1's append writer can list a compaction that
+        // finished at the end of a bounded input as both removed and added, and its commit then
+        // fails ("File deletion conflicts detected", docs/writing.md); this test is about the
+        // offsets each snapshot records, which compactions carry over unchanged
+        FileStoreTable table =
+                tables.create("append_boundary", false, 3, Map.of("write-only", "true"));
         int rows = 3_000;
         StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
         env.setRestartStrategy(RestartStrategies.noRestart());
