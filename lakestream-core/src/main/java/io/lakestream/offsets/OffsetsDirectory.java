@@ -96,9 +96,17 @@ public final class OffsetsDirectory {
         return name;
     }
 
-    /** Reads the offsets file {@code name}. */
+    /**
+     * Reads the offsets file {@code name}; a file this process decoded lately is not read again
+     * ({@link DecodedOffsetsCache}: offsets files never change).
+     */
     public StreamOffsets readOffsets(String name) {
         Path path = new Path(root, name);
+        return DecodedOffsetsCache.get(
+                path + "\n" + format().decodingKey(), () -> readOffsets(path));
+    }
+
+    private StreamOffsets readOffsets(Path path) {
         try (SeekableInputStream in = fileIO.newInputStream(path)) {
             return format().decode(in.readAllBytes());
         } catch (IOException e) {

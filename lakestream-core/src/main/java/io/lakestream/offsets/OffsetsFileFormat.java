@@ -78,6 +78,14 @@ public final class OffsetsFileFormat {
                 options.legacyPartitionName());
     }
 
+    /**
+     * What the map decoded from a file depends on besides its bytes: the partition type and the
+     * name that stands for null (the legacy date rule shapes only what is written).
+     */
+    String decodingKey() {
+        return partitionType.asSQLString() + "\n" + defaultPartitionName;
+    }
+
     /** The file content of {@code offsets}: Paimon C++'s JSON where it holds them exactly. */
     public byte[] encode(StreamOffsets offsets) {
         Map<BinaryRow, Map<String, String>> names = new HashMap<>();

@@ -19,6 +19,7 @@
 package io.lakestream.read;
 
 import io.lakestream.LakeStreamOptions;
+import io.lakestream.store.AheadCall;
 import io.lakestream.store.FencedStreamReader;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreException;
@@ -31,8 +32,6 @@ import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -55,7 +54,7 @@ public final class ReaderStore implements AutoCloseable {
     @Nullable private FencedStreamReader log;
 
     /** The log being opened ahead of its first use, on a thread of its own. */
-    @Nullable private CompletableFuture<FencedStreamReader> opening;
+    @Nullable private AheadCall<FencedStreamReader> opening;
 
     /** Opens a store of its own from {@code storeFactory} on first use, and closes it. */
     public ReaderStore(
@@ -109,12 +108,8 @@ public final class ReaderStore implements AutoCloseable {
     public FencedStreamReader log() {
         if (log == null && opening != null) {
             try {
-                log = opening.join();
-            } catch (CompletionException e) {
                 // the same failure the caller would have had opening it itself
-                throw e.getCause() instanceof RuntimeException
-                        ? (RuntimeException) e.getCause()
-                        : e;
+                log = opening.join();
             } finally {
                 opening = null;
             }
@@ -135,17 +130,9 @@ public final class ReaderStore implements AutoCloseable {
             return;
         }
         opening =
-                CompletableFuture.supplyAsync(
-                        this::openLog,
-                        task -> {
-                            Thread thread =
-                                    new Thread(
-                                            task,
-                                            "lake-stream-reader-open-"
-                                                    + streamTable.spec().identifier());
-                            thread.setDaemon(true);
-                            thread.start();
-                        });
+                AheadCall.start(
+                        "lake-stream-reader-open-" + streamTable.spec().identifier(),
+                        this::openLog);
     }
 
     private FencedStreamReader openLog() {
@@ -188,7 +175,7 @@ public final class ReaderStore implements AutoCloseable {
             // the store's waits are bounded: the log is open or failed soon, and closed here
             try {
                 log = opening.join();
-            } catch (CompletionException e) {
+            } catch (RuntimeException e) {
                 // a log that no read used: its failure to open fails no read
             }
             opening = null;

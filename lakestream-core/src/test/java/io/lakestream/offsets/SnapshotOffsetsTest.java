@@ -106,6 +106,29 @@ class SnapshotOffsetsTest {
         assertThat(SnapshotOffsets.ofSnapshot(table, plainAfter)).contains(map(9));
     }
 
+    /**
+     * Planning reads the map of one snapshot several times; an offsets file never changes, so the
+     * process decodes it once. Proven by reading it again after it is gone.
+     */
+    @Test
+    void aFileIsDecodedOncePerProcessAndEachFileOnItsOwn() throws Exception {
+        long first = commitWithOffsets(5);
+        long second = commitWithOffsets(9);
+        assertThat(SnapshotOffsets.ofSnapshot(table, first)).contains(map(5));
+
+        OffsetsDirectory dir = OffsetsDirectory.of(table);
+        String firstFile =
+                SnapshotOffsets.ownOffsetsFile(table.snapshotManager().snapshot(first)).get();
+        dir.deleteOffsetsFile(firstFile);
+
+        assertThat(SnapshotOffsets.ofSnapshot(table, first)).contains(map(5));
+        assertThat(SnapshotOffsets.ofSnapshot(table, second)).contains(map(9));
+        // a name this process never decoded is read, and fails as a missing file does
+        assertThatThrownBy(() -> dir.readOffsets("offsets-never-written"))
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("offsets-never-written");
+    }
+
     @Test
     void latestAndTaggedSnapshotsKeepTheirMapsAfterExpiry() throws Exception {
         commitWithOffsets(5);

@@ -37,6 +37,7 @@ import org.apache.fluss.metadata.TableBucket;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -44,8 +45,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * Reads partition-buckets of a stream table with one Fluss log scanner. Partitions that the store
@@ -160,17 +159,13 @@ final class FlussStreamReader implements StreamReader {
         Map<PartitionBucket, Long> latest = Collections.emptyMap();
         if (!existing.isEmpty()) {
             // the two listings travel together: one round trip to the leaders, not two
-            CompletableFuture<Map<PartitionBucket, Long>> earliestListing =
-                    CompletableFuture.supplyAsync(
-                            () -> store.listOffsets(layout, existing, OffsetPosition.EARLIEST));
-            latest = store.listOffsets(layout, existing, OffsetPosition.LATEST);
-            try {
-                earliest = earliestListing.join();
-            } catch (CompletionException e) {
-                throw e.getCause() instanceof RuntimeException
-                        ? (RuntimeException) e.getCause()
-                        : e;
-            }
+            List<Map<PartitionBucket, Long>> listed =
+                    store.listOffsets(
+                            layout,
+                            existing,
+                            Arrays.asList(OffsetPosition.EARLIEST, OffsetPosition.LATEST));
+            earliest = listed.get(0);
+            latest = listed.get(1);
         }
         for (StreamSubscription subscription : toStart) {
             PartitionBucket pb = subscription.partitionBucket();

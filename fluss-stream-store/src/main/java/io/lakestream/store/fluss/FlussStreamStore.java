@@ -36,9 +36,10 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 
 import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.FlussConnection;
 import org.apache.fluss.client.admin.Admin;
-import org.apache.fluss.client.admin.ListOffsetsResult;
 import org.apache.fluss.client.admin.OffsetSpec;
+import org.apache.fluss.client.metadata.MetadataUpdater;
 import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.config.Configuration;
 import org.apache.fluss.exception.PartitionNotExistException;
@@ -67,6 +68,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The Fluss stream store: one Fluss log table per Paimon table, in a Fluss database of the Paimon
@@ -538,18 +541,34 @@ public final class FlussStreamStore implements StreamStore {
     }
 
     /**
-     * Asks for the offsets of all partitions at once and then waits: one round trip per partition
-     * leader instead of one per partition in sequence. A partition the store does not have yet
-     * holds no records, so its buckets are at offset 0.
+     * Asks for the offsets of all partitions at once and then waits: one metadata round trip and
+     * then one round trip per partition leader, all in flight together. A partition the store does
+     * not have yet holds no records, so its buckets are at offset 0.
      */
     Map<PartitionBucket, Long> listOffsets(
             FlussStreamTableLayout layout,
             Collection<PartitionBucket> partitionBuckets,
             OffsetPosition position) {
-        OffsetSpec spec =
-                position == OffsetPosition.EARLIEST
-                        ? new OffsetSpec.EarliestSpec()
-                        : new OffsetSpec.LatestSpec();
+        return listOffsets(layout, partitionBuckets, Collections.singletonList(position)).get(0);
+    }
+
+    /**
+     * The offsets of {@code partitionBuckets} at each of {@code positions}, in their order; the
+     * listings of all positions travel together.
+     */
+    List<Map<PartitionBucket, Long>> listOffsets(
+            FlussStreamTableLayout layout,
+            Collection<PartitionBucket> partitionBuckets,
+            List<OffsetPosition> positions) {
+        List<OffsetSpec> specs = new ArrayList<>();
+        List<Map<PartitionBucket, Long>> offsets = new ArrayList<>();
+        for (OffsetPosition position : positions) {
+            specs.add(
+                    position == OffsetPosition.EARLIEST
+                            ? new OffsetSpec.EarliestSpec()
+                            : new OffsetSpec.LatestSpec());
+            offsets.add(new HashMap<>());
+        }
         FlussPartitionNames names =
                 layout.spec().isPartitioned() ? new FlussPartitionNames(layout.spec()) : null;
         Map<BinaryRow, List<Integer>> bucketsPerPartition = new LinkedHashMap<>();
@@ -558,80 +577,84 @@ public final class FlussStreamStore implements StreamStore {
                     .computeIfAbsent(pb.partition(), p -> new ArrayList<>())
                     .add(pb.bucket());
         }
-        Map<BinaryRow, CompletableFuture<Map<Integer, Long>>> pending = new LinkedHashMap<>();
-        for (Map.Entry<BinaryRow, List<Integer>> entry : bucketsPerPartition.entrySet()) {
-            pending.put(
-                    entry.getKey(),
-                    requestOffsets(layout, names, entry.getKey(), entry.getValue(), spec));
-        }
-        Map<PartitionBucket, Long> offsets = new HashMap<>();
+        // the partitions the cluster has, asked at most once and only when one is missing
+        AtomicReference<Set<String>> knownPartitions = new AtomicReference<>();
+        Supplier<Set<String>> existing =
+                () -> knownPartitions.updateAndGet(known -> existing(layout, known));
+        MetadataUpdater metadata = ((FlussConnection) connection()).getMetadataUpdater();
+        Map<BinaryRow, List<CompletableFuture<Map<Integer, Long>>>> pending =
+                FlussOffsetRequests.send(
+                        metadata, layout.tablePath(), names, bucketsPerPartition, specs, existing);
         long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
-        // the partitions the cluster has, asked only when a request says one does not exist
-        Set<String> knownPartitions = null;
         while (!pending.isEmpty()) {
-            // partitions whose request failed are asked again together, after one pause for all
+            // partitions whose listing failed are asked again together, after one pause for all
             // of them, not one pause each: many partitions a writer has just created would
             // otherwise cost a pause apiece
-            Map<BinaryRow, CompletableFuture<Map<Integer, Long>>> retry = new LinkedHashMap<>();
-            for (Map.Entry<BinaryRow, CompletableFuture<Map<Integer, Long>>> entry :
+            Map<BinaryRow, List<Integer>> retry = new LinkedHashMap<>();
+            for (Map.Entry<BinaryRow, List<CompletableFuture<Map<Integer, Long>>>> entry :
                     pending.entrySet()) {
                 BinaryRow partition = entry.getKey();
                 List<Integer> buckets = bucketsPerPartition.get(partition);
-                Map<Integer, Long> perBucket;
+                List<Map<Integer, Long>> perPosition = new ArrayList<>();
                 try {
-                    perBucket =
-                            calls.await(
-                                    entry.getValue(),
-                                    "list offsets of table " + layout.tablePath());
+                    for (CompletableFuture<Map<Integer, Long>> listing : entry.getValue()) {
+                        perPosition.add(
+                                calls.await(
+                                        listing, "list offsets of table " + layout.tablePath()));
+                    }
                 } catch (StreamStoreException e) {
                     boolean notExisting =
                             FlussAdminCalls.causedBy(e, PartitionNotExistException.class);
-                    if (notExisting && names != null && System.currentTimeMillis() < deadline) {
-                        knownPartitions = existing(layout, knownPartitions);
-                    }
-                    if (notExisting
-                            && knownPartitions != null
-                            && knownPartitions.contains(names.nameOf(partition))) {
+                    boolean known =
+                            notExisting
+                                    && names != null
+                                    && (System.currentTimeMillis() < deadline
+                                            || knownPartitions.get() != null)
+                                    && existing.get().contains(names.nameOf(partition));
+                    if (known) {
                         // the partition exists (the cluster's metadata says so): the server that
                         // answered did not know it yet, e.g. a tablet server just restarted; a
                         // 0 here would hide its records from a read and a seal
                         if (System.currentTimeMillis() >= deadline) {
                             throw e;
                         }
-                        retry.put(partition, null);
+                        retry.put(partition, buckets);
                         continue;
-                    } else if (FlussAdminCalls.causedBy(e, PartitionNotExistException.class)) {
-                        perBucket = new HashMap<>();
+                    } else if (notExisting) {
+                        perPosition.clear();
+                        Map<Integer, Long> empty = new HashMap<>();
                         for (int bucket : buckets) {
-                            perBucket.put(bucket, 0L);
+                            empty.put(bucket, 0L);
+                        }
+                        for (int i = 0; i < specs.size(); i++) {
+                            perPosition.add(empty);
                         }
                     } else if (System.currentTimeMillis() < deadline) {
                         // a partition the writer has just created may not have bucket leaders in
-                        // the client's metadata yet; the client refreshes it on the next request
-                        retry.put(partition, null);
+                        // the client's metadata yet; the next listing refreshes it
+                        retry.put(partition, buckets);
                         continue;
                     } else {
                         throw e;
                     }
                 }
-                for (Map.Entry<Integer, Long> bucketOffset : perBucket.entrySet()) {
-                    offsets.put(
-                            new PartitionBucket(partition, bucketOffset.getKey()),
-                            bucketOffset.getValue());
+                for (int i = 0; i < specs.size(); i++) {
+                    for (Map.Entry<Integer, Long> bucketOffset : perPosition.get(i).entrySet()) {
+                        offsets.get(i)
+                                .put(
+                                        new PartitionBucket(partition, bucketOffset.getKey()),
+                                        bucketOffset.getValue());
+                    }
                 }
             }
             if (!retry.isEmpty()) {
                 sleepBriefly();
-                retry.replaceAll(
-                        (partition, ignored) ->
-                                requestOffsets(
-                                        layout,
-                                        names,
-                                        partition,
-                                        bucketsPerPartition.get(partition),
-                                        spec));
+                pending =
+                        FlussOffsetRequests.send(
+                                metadata, layout.tablePath(), names, retry, specs, existing);
+            } else {
+                pending = Collections.emptyMap();
             }
-            pending = retry;
         }
         return offsets;
     }
@@ -652,29 +675,6 @@ public final class FlussStreamStore implements StreamStore {
             partitions.add(info.getPartitionName());
         }
         return partitions;
-    }
-
-    private CompletableFuture<Map<Integer, Long>> requestOffsets(
-            FlussStreamTableLayout layout,
-            FlussPartitionNames names,
-            BinaryRow partition,
-            List<Integer> buckets,
-            OffsetSpec spec) {
-        try {
-            ListOffsetsResult result =
-                    names == null
-                            ? admin().listOffsets(layout.tablePath(), buckets, spec)
-                            : admin().listOffsets(
-                                            layout.tablePath(),
-                                            names.nameOf(partition),
-                                            buckets,
-                                            spec);
-            return result.all();
-        } catch (RuntimeException e) {
-            // the client looks up bucket leaders before it sends, and fails at once when a new
-            // partition has none yet
-            return CompletableFuture.failedFuture(e);
-        }
     }
 
     private static void sleepBriefly() {

@@ -211,6 +211,27 @@ public abstract class StreamStoreTestSuiteBase {
     }
 
     @Test
+    void partitionsTheStoreNeverHadListAtOffsetZeroBesideOnesItHas() throws Exception {
+        StreamTable table = store().provision(appendSpec("never_written", OWNER));
+        PartitionBucket a0 = new PartitionBucket(partition("a"), 0);
+        PartitionBucket b1 = new PartitionBucket(partition("b"), 1);
+        PartitionBucket never0 = new PartitionBucket(partition("never"), 0);
+        PartitionBucket never1 = new PartitionBucket(partition("never"), 1);
+        try (StreamWriter writer = store().createWriter(table)) {
+            write(writer, a0, "a", 3);
+            write(writer, b1, "b", 2);
+            assertThat(writer.flush()).isEqualTo(Map.of(a0, 3L, b1, 2L));
+        }
+        // one listing that mixes them: a store that learns partitions in one request for all
+        // must not lose the ones it has to the one it lacks
+        List<PartitionBucket> all = Arrays.asList(never0, a0, never1, b1);
+        assertThat(store().listOffsets(table, all, OffsetPosition.LATEST))
+                .isEqualTo(Map.of(a0, 3L, b1, 2L, never0, 0L, never1, 0L));
+        assertThat(store().listOffsets(table, all, OffsetPosition.EARLIEST))
+                .isEqualTo(Map.of(a0, 0L, b1, 0L, never0, 0L, never1, 0L));
+    }
+
+    @Test
     void aReadFromAnOffsetStopsBeforeItsStopOffsetAndSaysSo() throws Exception {
         StreamTable table = store().provision(appendSpec("ranges", OWNER));
         PartitionBucket pb = new PartitionBucket(partition("a"), 1);

@@ -50,6 +50,9 @@ final class LakeRowBatch implements RecordsWithSplitIds<LakeStreamRecord> {
     private final Pool.Recycler<LakeRowBatch> recycler;
     private final Counter rowsRead;
 
+    /** The one record this batch's rows are handed over in, one after another. */
+    private final LakeStreamRecord record = LakeStreamRecord.lake(null, 0);
+
     @Nullable private RecordsWithSplitIds<LakeStreamRecord> before;
     @Nullable private RecordIterator<InternalRow> rows;
     @Nullable private String splitId;
@@ -126,7 +129,7 @@ final class LakeRowBatch implements RecordsWithSplitIds<LakeStreamRecord> {
                 readInBatch++;
                 emitted++;
                 if (emitted > skipThrough) {
-                    return LakeStreamRecord.lake(row, emitted);
+                    return record.reuseAsLake(row, emitted);
                 }
             }
             return null;

@@ -27,17 +27,21 @@ import javax.annotation.Nullable;
 /**
  * A record on its way from the split reader to the emitter: a Paimon row with its row kind and
  * where the split stands after it, either the count of lake records emitted or a log offset.
+ *
+ * <p>A batch of lake rows handed over uncopied reuses one record for all its rows ({@link
+ * #reuseAsLake}), as Paimon's own source reuses one record and position per batch: the emitter
+ * consumes each record before the batch is asked for the next.
  */
 @Internal
 final class LakeStreamRecord {
 
     /** The row; null for the end of a lake part. */
-    @Nullable final InternalRow row;
+    @Nullable InternalRow row;
 
     final boolean fromLake;
 
     /** For a lake record the lake records emitted with it; for a log record its offset. */
-    final long position;
+    long position;
 
     /** The store's append time of a log record, else -1. */
     final long timestamp;
@@ -51,6 +55,13 @@ final class LakeStreamRecord {
 
     static LakeStreamRecord lake(InternalRow row, long emitted) {
         return new LakeStreamRecord(row, true, emitted, -1);
+    }
+
+    /** This lake record, now holding {@code row}, the split's {@code emitted}-th lake record. */
+    LakeStreamRecord reuseAsLake(InternalRow row, long emitted) {
+        this.row = row;
+        this.position = emitted;
+        return this;
     }
 
     /**

@@ -1,0 +1,231 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one
+ * or more contributor license agreements.  See the NOTICE file
+ * distributed with this work for additional information
+ * regarding copyright ownership.  The ASF licenses this file
+ * to you under the Apache License, Version 2.0 (the
+ * "License"); you may not use this file except in compliance
+ * with the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.lakestream.store.fluss;
+
+import org.apache.paimon.data.BinaryRow;
+
+import org.apache.fluss.client.admin.OffsetSpec;
+import org.apache.fluss.client.metadata.MetadataUpdater;
+import org.apache.fluss.client.utils.ClientRpcMessageUtils;
+import org.apache.fluss.exception.LeaderNotAvailableException;
+import org.apache.fluss.exception.PartitionNotExistException;
+import org.apache.fluss.metadata.PhysicalTablePath;
+import org.apache.fluss.metadata.TableBucket;
+import org.apache.fluss.metadata.TablePath;
+import org.apache.fluss.rpc.gateway.TabletServerGateway;
+import org.apache.fluss.rpc.messages.ListOffsetsResponse;
+import org.apache.fluss.rpc.messages.PbListOffsetsRespForBucket;
+import org.apache.fluss.rpc.protocol.ApiError;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * Sends the offset listings of many partitions of one stream table, at several positions, after one
+ * refresh of the client's metadata for all of them.
+ *
+ * <p>Written by hand on Fluss's client metadata and RPC messages because Fluss 0.9.1's {@code
+ * Admin#listOffsets} takes one partition per call and, before it sends, refreshes the table's
+ * metadata, describes the table and refreshes the partition's metadata, each a round trip made in
+ * sequence on the calling thread ({@code FlussAdmin#listOffsets}): three round trips per partition
+ * before the first listing leaves. Here one metadata request covers every partition, and the
+ * listings (one per partition, bucket leader and position, as Fluss's {@code ListOffsetsRequest}
+ * names one partition) all go out before any is awaited. A listing whose partition, leader or
+ * answer is missing completes exceptionally; the caller asks it again.
+ */
+final class FlussOffsetRequests {
+
+    private FlussOffsetRequests() {}
+
+    /**
+     * Sends the listings and returns, per partition, one future per position (in the order of
+     * {@code specs}) of the offsets of its buckets.
+     *
+     * @param names the table's partition names, or null when it is not partitioned (its one
+     *     partition is then the empty row)
+     * @param existingPartitions the names of the partitions the cluster has; asked only when a
+     *     partition is missing
+     */
+    static Map<BinaryRow, List<CompletableFuture<Map<Integer, Long>>>> send(
+            MetadataUpdater metadata,
+            TablePath tablePath,
+            @Nullable FlussPartitionNames names,
+            Map<BinaryRow, List<Integer>> bucketsPerPartition,
+            List<OffsetSpec> specs,
+            Supplier<Set<String>> existingPartitions) {
+        Map<BinaryRow, PhysicalTablePath> paths = new LinkedHashMap<>();
+        for (BinaryRow partition : bucketsPerPartition.keySet()) {
+            paths.put(
+                    partition,
+                    names == null
+                            ? PhysicalTablePath.of(tablePath)
+                            : PhysicalTablePath.of(tablePath, names.nameOf(partition)));
+        }
+        Set<BinaryRow> missing = refresh(metadata, tablePath, names, paths, existingPartitions);
+        Optional<Long> tableId = metadata.getCluster().getTableId(tablePath);
+        Map<BinaryRow, List<CompletableFuture<Map<Integer, Long>>>> listings =
+                new LinkedHashMap<>();
+        for (Map.Entry<BinaryRow, List<Integer>> entry : bucketsPerPartition.entrySet()) {
+            BinaryRow partition = entry.getKey();
+            List<CompletableFuture<Map<Integer, Long>>> perSpec = new ArrayList<>();
+            Long partitionId =
+                    names == null
+                            ? null
+                            : metadata.getPartitionId(paths.get(partition)).orElse(-1L);
+            for (OffsetSpec spec : specs) {
+                if (missing.contains(partition)) {
+                    perSpec.add(
+                            CompletableFuture.failedFuture(
+                                    new PartitionNotExistException(
+                                            "Partition "
+                                                    + paths.get(partition)
+                                                    + " does not exist.")));
+                } else if (!tableId.isPresent() || (partitionId != null && partitionId < 0)) {
+                    perSpec.add(
+                            CompletableFuture.failedFuture(
+                                    new LeaderNotAvailableException(
+                                            "No metadata yet for " + paths.get(partition))));
+                } else {
+                    perSpec.add(list(metadata, tableId.get(), partitionId, entry.getValue(), spec));
+                }
+            }
+            listings.put(partition, perSpec);
+        }
+        return listings;
+    }
+
+    /**
+     * Refreshes the metadata of the table and of {@code paths} with one request, and returns the
+     * partitions the cluster does not have. Fluss answers a metadata request naming a missing
+     * partition with an error for the whole request: the cluster's partitions are then listed once
+     * and the request is made again without the missing ones.
+     */
+    private static Set<BinaryRow> refresh(
+            MetadataUpdater metadata,
+            TablePath tablePath,
+            @Nullable FlussPartitionNames names,
+            Map<BinaryRow, PhysicalTablePath> paths,
+            Supplier<Set<String>> existingPartitions) {
+        Set<TablePath> table = Collections.singleton(tablePath);
+        if (names == null) {
+            metadata.updateMetadata(table, null, null);
+            return Collections.emptySet();
+        }
+        try {
+            metadata.updateMetadata(table, paths.values(), null);
+            return Collections.emptySet();
+        } catch (PartitionNotExistException e) {
+            Set<String> existing = existingPartitions.get();
+            Set<BinaryRow> missing = new LinkedHashSet<>();
+            List<PhysicalTablePath> present = new ArrayList<>();
+            for (Map.Entry<BinaryRow, PhysicalTablePath> entry : paths.entrySet()) {
+                if (existing.contains(entry.getValue().getPartitionName())) {
+                    present.add(entry.getValue());
+                } else {
+                    missing.add(entry.getKey());
+                }
+            }
+            try {
+                metadata.updateMetadata(table, present, null);
+            } catch (PartitionNotExistException again) {
+                // dropped in between: the listings of the partitions the refresh did not reach
+                // fail for want of metadata, and the caller asks them again
+            }
+            return missing;
+        }
+    }
+
+    /** One partition's listing at one position: a request per bucket leader. */
+    private static CompletableFuture<Map<Integer, Long>> list(
+            MetadataUpdater metadata,
+            long tableId,
+            @Nullable Long partitionId,
+            List<Integer> buckets,
+            OffsetSpec spec) {
+        Map<Integer, List<Integer>> bucketsPerLeader = new HashMap<>();
+        for (int bucket : buckets) {
+            Integer leader =
+                    metadata.getCluster().leaderFor(new TableBucket(tableId, partitionId, bucket));
+            if (leader == null) {
+                return CompletableFuture.failedFuture(
+                        new LeaderNotAvailableException(
+                                "No leader known yet for bucket "
+                                        + bucket
+                                        + " of partition "
+                                        + partitionId
+                                        + " of table "
+                                        + tableId));
+            }
+            bucketsPerLeader.computeIfAbsent(leader, l -> new ArrayList<>()).add(bucket);
+        }
+        Map<Integer, Long> offsets = new ConcurrentHashMap<>();
+        CompletableFuture<?>[] requests = new CompletableFuture<?>[bucketsPerLeader.size()];
+        int i = 0;
+        for (Map.Entry<Integer, List<Integer>> entry : bucketsPerLeader.entrySet()) {
+            TabletServerGateway gateway = metadata.newTabletServerClientForNode(entry.getKey());
+            if (gateway == null) {
+                return CompletableFuture.failedFuture(
+                        new LeaderNotAvailableException(
+                                "Tablet server " + entry.getKey() + " is not in the metadata."));
+            }
+            requests[i++] =
+                    gateway.listOffsets(
+                                    ClientRpcMessageUtils.makeListOffsetsRequest(
+                                            tableId, partitionId, entry.getValue(), spec))
+                            .thenAccept(response -> collect(response, offsets));
+        }
+        return CompletableFuture.allOf(requests)
+                .thenApply(
+                        done -> {
+                            if (offsets.size() != buckets.size()) {
+                                throw new LeaderNotAvailableException(
+                                        "The leaders answered for buckets "
+                                                + offsets.keySet()
+                                                + " of "
+                                                + buckets
+                                                + " of partition "
+                                                + partitionId
+                                                + " of table "
+                                                + tableId);
+                            }
+                            return offsets;
+                        });
+    }
+
+    private static void collect(ListOffsetsResponse response, Map<Integer, Long> offsets) {
+        for (PbListOffsetsRespForBucket bucket : response.getBucketsRespsList()) {
+            if (bucket.hasErrorCode()) {
+                throw ApiError.fromErrorMessage(bucket).exception();
+            }
+            offsets.put(bucket.getBucketId(), bucket.getOffset());
+        }
+    }
+}
