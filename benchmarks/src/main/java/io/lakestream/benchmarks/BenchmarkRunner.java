@@ -18,7 +18,6 @@
 
 package io.lakestream.benchmarks;
 
-import io.lakestream.examples.LocalFlussCluster;
 import io.lakestream.examples.TemporaryDirectories;
 
 import java.nio.file.Files;
@@ -28,11 +27,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Runs every pair of the side-by-side benchmark in one process: an in-process Fluss cluster (or,
- * with {@code -Dbench.store=memory}, the process-local memory store), one Flink MiniCluster and a
- * local warehouse shared by lake-stream mode and Paimon alone, several rounds each; then prints a
- * table (median and min-max spread per figure, with cores, JVM and versions) and writes it as JSON
- * to {@code -Dbench.output}.
+ * Runs every pair of the side-by-side benchmark in one process: an in-process Fluss cluster (or one
+ * of OS processes, {@link BenchmarkFluss}; or, with {@code -Dbench.store=memory}, the process-local
+ * memory store), one Flink MiniCluster and a local warehouse shared by lake-stream mode and Paimon
+ * alone, several rounds each; then prints a table (median and min-max spread per figure, with
+ * cores, JVM and versions) and writes it as JSON to {@code -Dbench.output}.
  */
 public final class BenchmarkRunner {
 
@@ -56,7 +55,7 @@ public final class BenchmarkRunner {
         Path warehouse = Files.createTempDirectory("lake-stream-benchmark-warehouse");
         // -Dbench.store=memory: lake-stream mode on the process-local store, no Fluss cluster
         boolean memory = System.getProperty("bench.store", "fluss").trim().equals("memory");
-        try (LocalFlussCluster fluss = memory ? null : LocalFlussCluster.start();
+        try (BenchmarkFluss fluss = memory ? null : BenchmarkFluss.start();
                 LocalFlinkCluster flink = LocalFlinkCluster.start()) {
             Sessions sessions =
                     new Sessions(

@@ -127,6 +127,8 @@ public final class BenchmarkSizes {
         map.put("checkpoint-seconds", checkpointSeconds);
         map.put("lake-options", lakeOptions);
         map.put("store", property("bench.store", "fluss"));
+        map.put("fluss", property("bench.fluss", "in-process"));
+        map.put("pin", property("bench.pin", "false"));
         return map;
     }
 

@@ -56,10 +56,10 @@ import java.util.function.Supplier;
  * Admin#listOffsets} takes one partition per call and, before it sends, refreshes the table's
  * metadata, describes the table and refreshes the partition's metadata, each a round trip made in
  * sequence on the calling thread ({@code FlussAdmin#listOffsets}): three round trips per partition
- * before the first listing leaves. Here one metadata request covers every partition, and the
- * listings (one per partition, bucket leader and position, as Fluss's {@code ListOffsetsRequest}
- * names one partition) all go out before any is awaited. A listing whose partition, leader or
- * answer is missing completes exceptionally; the caller asks it again.
+ * before the first listing leaves. Here two metadata requests (the table's, then every partition's)
+ * cover them all, and the listings (one per partition, bucket leader and position, as Fluss's
+ * {@code ListOffsetsRequest} names one partition) all go out before any is awaited. A listing whose
+ * partition, leader or answer is missing completes exceptionally; the caller asks it again.
  */
 final class FlussOffsetRequests {
 
@@ -89,10 +89,24 @@ final class FlussOffsetRequests {
                             ? PhysicalTablePath.of(tablePath)
                             : PhysicalTablePath.of(tablePath, names.nameOf(partition)));
         }
-        Set<BinaryRow> missing = refresh(metadata, tablePath, names, paths, existingPartitions);
-        Optional<Long> tableId = metadata.getCluster().getTableId(tablePath);
         Map<BinaryRow, List<CompletableFuture<Map<Integer, Long>>>> listings =
                 new LinkedHashMap<>();
+        Set<BinaryRow> missing;
+        try {
+            missing = refresh(metadata, tablePath, names, paths, existingPartitions);
+        } catch (RuntimeException e) {
+            // the cluster unreachable or busy: every listing fails with it, and the caller asks
+            // again until its timeout, as it does for a listing that failed on its own
+            for (BinaryRow partition : bucketsPerPartition.keySet()) {
+                List<CompletableFuture<Map<Integer, Long>>> failed = new ArrayList<>();
+                for (int i = 0; i < specs.size(); i++) {
+                    failed.add(CompletableFuture.failedFuture(e));
+                }
+                listings.put(partition, failed);
+            }
+            return listings;
+        }
+        Optional<Long> tableId = metadata.getCluster().getTableId(tablePath);
         for (Map.Entry<BinaryRow, List<Integer>> entry : bucketsPerPartition.entrySet()) {
             BinaryRow partition = entry.getKey();
             List<CompletableFuture<Map<Integer, Long>>> perSpec = new ArrayList<>();
@@ -123,10 +137,13 @@ final class FlussOffsetRequests {
     }
 
     /**
-     * Refreshes the metadata of the table and of {@code paths} with one request, and returns the
-     * partitions the cluster does not have. Fluss answers a metadata request naming a missing
-     * partition with an error for the whole request: the cluster's partitions are then listed once
-     * and the request is made again without the missing ones.
+     * Refreshes the metadata of the table, then of {@code paths} with one request, and returns the
+     * partitions the cluster does not have. Two requests, not one: Fluss's client files a
+     * partition's answer under a table its metadata knows already ({@code
+     * MetadataUtils#getTableMetadataToUpdate}), which a table just created or created again is not.
+     * Fluss answers a request naming a missing partition with an error for the whole request: the
+     * cluster's partitions are then listed once and the request is made again without the missing
+     * ones.
      */
     private static Set<BinaryRow> refresh(
             MetadataUpdater metadata,
@@ -134,13 +151,12 @@ final class FlussOffsetRequests {
             @Nullable FlussPartitionNames names,
             Map<BinaryRow, PhysicalTablePath> paths,
             Supplier<Set<String>> existingPartitions) {
-        Set<TablePath> table = Collections.singleton(tablePath);
+        metadata.updateMetadata(Collections.singleton(tablePath), null, null);
         if (names == null) {
-            metadata.updateMetadata(table, null, null);
             return Collections.emptySet();
         }
         try {
-            metadata.updateMetadata(table, paths.values(), null);
+            metadata.updateMetadata(Collections.emptySet(), paths.values(), null);
             return Collections.emptySet();
         } catch (PartitionNotExistException e) {
             Set<String> existing = existingPartitions.get();
@@ -154,7 +170,7 @@ final class FlussOffsetRequests {
                 }
             }
             try {
-                metadata.updateMetadata(table, present, null);
+                metadata.updateMetadata(Collections.emptySet(), present, null);
             } catch (PartitionNotExistException again) {
                 // dropped in between: the listings of the partitions the refresh did not reach
                 // fail for want of metadata, and the caller asks them again

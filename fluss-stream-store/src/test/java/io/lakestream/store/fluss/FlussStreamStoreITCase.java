@@ -20,6 +20,7 @@ package io.lakestream.store.fluss;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamRecord;
 import io.lakestream.store.StreamStore;
@@ -239,6 +240,42 @@ class FlussStreamStoreITCase {
                 .hasMessageContaining(
                         "table id " + old.storeTableId() + " is now " + recreated.storeTableId());
         assertThat(store.drop(Identifier.create("store_it", "not_there"), null)).isFalse();
+    }
+
+    /**
+     * A reading job's client has never seen the table its writer made: its first listing learns the
+     * table and then its partitions (Fluss's client files a partition under a table its metadata
+     * already knows).
+     */
+    @Test
+    void aClientThatNeverSawTheTableListsTheEndsOfItsPartitions() {
+        StreamTable table = store.provision(spec("fresh_client_ends", 2));
+        PartitionBucket a0 = new PartitionBucket(FlussStreamRoundTripITCase.partition("a"), 0);
+        PartitionBucket b1 = new PartitionBucket(FlussStreamRoundTripITCase.partition("b"), 1);
+        PartitionBucket never =
+                new PartitionBucket(FlussStreamRoundTripITCase.partition("never"), 0);
+        try (StreamWriter writer = store.createWriter(table)) {
+            for (int i = 0; i < 3; i++) {
+                writer.write(
+                        i < 2 ? a0 : b1,
+                        GenericRow.of(
+                                i,
+                                BinaryString.fromString("n"),
+                                BinaryString.fromString(i < 2 ? "a" : "b")));
+            }
+            assertThat(writer.flush()).isEqualTo(Map.of(a0, 2L, b1, 1L));
+        }
+        Map<String, String> ownConnection = new HashMap<>(SharedFlussCluster.lakeStreamOptions());
+        ownConnection.put(
+                LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id", "fresh-client-ends");
+        try (StreamStore fresh = SharedFlussCluster.newStore(ownConnection)) {
+            assertThat(
+                            fresh.listOffsets(
+                                    fresh.get(spec("fresh_client_ends", 2)),
+                                    List.of(never, a0, b1),
+                                    OffsetPosition.LATEST))
+                    .isEqualTo(Map.of(a0, 2L, b1, 1L, never, 0L));
+        }
     }
 
     @Test

@@ -103,31 +103,88 @@ class LakeStreamSinkITCase {
         int rows = 3_000;
         StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
         env.setRestartStrategy(RestartStrategies.noRestart());
-        DataStream<RowData> input =
-                env.fromSource(
-                        new DataGeneratorSource<>(
-                                SinkTestTables::row,
-                                rows,
-                                RateLimiterStrategy.perSecond(1_000),
-                                TypeInformation.of(RowData.class)),
-                        WatermarkStrategy.noWatermarks(),
-                        "rows");
+        DataStream<RowData> input = rows(env, rows, 1_000);
         SinkTestTables.sink(table).sinkFrom(input);
         env.execute("boundary");
 
         table = (FileStoreTable) tables.catalog.getTable(tables.identifier("append_boundary"));
         long latest = table.snapshotManager().latestSnapshotId();
         assertThat(latest).as("several checkpoints committed").isGreaterThan(1);
+        assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(table);
+        assertThat(SinkVerification.readPaimon(table, latest)).hasSize(rows);
+    }
+
+    /**
+     * A compaction's snapshot records no new store records: with a writer that compacts, every
+     * snapshot, the compactions' among them, holds exactly the store records below its offsets. The
+     * input is unbounded and the job cancelled, so no end of input races a compaction.
+     */
+    @Test
+    void compactionSnapshotsHoldExactlyTheStoreRecordsBelowTheirOffsets() throws Exception {
+        FileStoreTable table =
+                tables.create(
+                        "append_compacting",
+                        false,
+                        3,
+                        Map.of("compaction.min.file-num", "2", "compaction.max.file-num", "3"));
+        StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
+        env.setRestartStrategy(RestartStrategies.noRestart());
+        DataStream<RowData> input = rows(env, Long.MAX_VALUE, 500);
+        SinkTestTables.sink(table).sinkFrom(input);
+        JobClient job = env.executeAsync("compacting");
+        try {
+            Await.until(
+                    () -> compactions(table) >= 2, "the writer committed two compactions or more");
+        } finally {
+            job.cancel().get();
+        }
+
+        long checked = compactions(table);
+        assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(table);
+        assertThat(checked).as("compaction snapshots checked").isGreaterThanOrEqualTo(2);
+    }
+
+    /** Unbounded when {@code count} is {@link Long#MAX_VALUE}. */
+    private static DataStream<RowData> rows(
+            StreamExecutionEnvironment env, long count, int perSecond) {
+        return env.fromSource(
+                new DataGeneratorSource<>(
+                        SinkTestTables::row,
+                        count,
+                        RateLimiterStrategy.perSecond(perSecond),
+                        TypeInformation.of(RowData.class)),
+                WatermarkStrategy.noWatermarks(),
+                "rows");
+    }
+
+    /** What every snapshot of {@code table} commits equals the store below its offsets. */
+    private static void assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(FileStoreTable table)
+            throws Exception {
         StreamTable streamTable =
                 tables.store.get(
                         StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
+        long latest = table.snapshotManager().latestSnapshotId();
         for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
             StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
             List<String> lake = SinkVerification.readPaimon(table, id);
             List<String> stream = tables.verify.readStore(streamTable, offsets);
             assertThat(stream).as("snapshot %s", id).containsExactlyInAnyOrderElementsOf(lake);
         }
-        assertThat(SinkVerification.readPaimon(table, latest)).hasSize(rows);
+    }
+
+    private static long compactions(FileStoreTable table) {
+        Long latest = table.snapshotManager().latestSnapshotId();
+        if (latest == null) {
+            return 0;
+        }
+        long count = 0;
+        for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
+            if (table.snapshotManager().snapshot(id).commitKind()
+                    == org.apache.paimon.Snapshot.CommitKind.COMPACT) {
+                count++;
+            }
+        }
+        return count;
     }
 
     @Test
@@ -181,15 +238,7 @@ class LakeStreamSinkITCase {
     void recordsAreReadableInTheStoreBeforeAnyCheckpoint() throws Exception {
         FileStoreTable table = tables.create("fresh", true);
         StreamExecutionEnvironment env = SinkTestTables.env(2, Duration.ofMinutes(10).toMillis());
-        DataStream<RowData> input =
-                env.fromSource(
-                        new DataGeneratorSource<>(
-                                SinkTestTables::row,
-                                Long.MAX_VALUE,
-                                RateLimiterStrategy.perSecond(200),
-                                TypeInformation.of(RowData.class)),
-                        WatermarkStrategy.noWatermarks(),
-                        "rows");
+        DataStream<RowData> input = rows(env, Long.MAX_VALUE, 200);
         SinkTestTables.sink(table).sinkFrom(input);
         JobClient job = env.executeAsync("fresh");
         try {
