@@ -56,10 +56,12 @@ import java.util.function.Supplier;
  * Admin#listOffsets} takes one partition per call and, before it sends, refreshes the table's
  * metadata, describes the table and refreshes the partition's metadata, each a round trip made in
  * sequence on the calling thread ({@code FlussAdmin#listOffsets}): three round trips per partition
- * before the first listing leaves. Here two metadata requests (the table's, then every partition's)
- * cover them all, and the listings (one per partition, bucket leader and position, as Fluss's
- * {@code ListOffsetsRequest} names one partition) all go out before any is awaited. A listing whose
- * partition, leader or answer is missing completes exceptionally; the caller asks it again.
+ * before the first listing leaves. Here one metadata request (two for a table the client has not
+ * seen) covers them all, the metadata being fresh as Fluss's own call makes it (a follower answers
+ * a listing with its own, lower, high watermark, so a stale leader must not be asked), and the
+ * listings (one per partition, bucket leader and position, as Fluss's {@code ListOffsetsRequest}
+ * names one partition) all go out before any is awaited. A listing whose partition, leader or
+ * answer is missing completes exceptionally; the caller asks it again.
  */
 final class FlussOffsetRequests {
 
@@ -73,6 +75,8 @@ final class FlussOffsetRequests {
      *     partition is then the empty row)
      * @param existingPartitions the names of the partitions the cluster has; asked only when a
      *     partition is missing
+     * @param retry whether these listings failed before: the table's metadata is then learned on
+     *     its own first, as for a table the client never saw
      */
     static Map<BinaryRow, List<CompletableFuture<Map<Integer, Long>>>> send(
             MetadataUpdater metadata,
@@ -80,7 +84,8 @@ final class FlussOffsetRequests {
             @Nullable FlussPartitionNames names,
             Map<BinaryRow, List<Integer>> bucketsPerPartition,
             List<OffsetSpec> specs,
-            Supplier<Set<String>> existingPartitions) {
+            Supplier<Set<String>> existingPartitions,
+            boolean retry) {
         Map<BinaryRow, PhysicalTablePath> paths = new LinkedHashMap<>();
         for (BinaryRow partition : bucketsPerPartition.keySet()) {
             paths.put(
@@ -93,7 +98,7 @@ final class FlussOffsetRequests {
                 new LinkedHashMap<>();
         Set<BinaryRow> missing;
         try {
-            missing = refresh(metadata, tablePath, names, paths, existingPartitions);
+            missing = refresh(metadata, tablePath, names, paths, existingPartitions, retry);
         } catch (RuntimeException e) {
             // the cluster unreachable or busy: every listing fails with it, and the caller asks
             // again until its timeout, as it does for a listing that failed on its own
@@ -137,26 +142,34 @@ final class FlussOffsetRequests {
     }
 
     /**
-     * Refreshes the metadata of the table, then of {@code paths} with one request, and returns the
-     * partitions the cluster does not have. Two requests, not one: Fluss's client files a
-     * partition's answer under a table its metadata knows already ({@code
-     * MetadataUtils#getTableMetadataToUpdate}), which a table just created or created again is not.
-     * Fluss answers a request naming a missing partition with an error for the whole request: the
-     * cluster's partitions are then listed once and the request is made again without the missing
-     * ones.
+     * Refreshes the metadata of the table and of {@code paths} and returns the partitions the
+     * cluster does not have. One request when the client knows the table; two, the table's first,
+     * when it does not or when the listings are asked again: Fluss's client files a partition's
+     * answer under the table its metadata knows already ({@code
+     * MetadataUtils#getTableMetadataToUpdate}), which a table just created, or dropped and created
+     * again, is not. Fluss answers a request naming a missing partition with an error for the whole
+     * request: the cluster's partitions are then listed once and the request is made again without
+     * the missing ones.
      */
     private static Set<BinaryRow> refresh(
             MetadataUpdater metadata,
             TablePath tablePath,
             @Nullable FlussPartitionNames names,
             Map<BinaryRow, PhysicalTablePath> paths,
-            Supplier<Set<String>> existingPartitions) {
-        metadata.updateMetadata(Collections.singleton(tablePath), null, null);
-        if (names == null) {
-            return Collections.emptySet();
+            Supplier<Set<String>> existingPartitions,
+            boolean retry) {
+        Set<TablePath> table = Collections.singleton(tablePath);
+        boolean tableKnown = !retry && metadata.getCluster().getTableId(tablePath).isPresent();
+        if (names == null || !tableKnown) {
+            metadata.updateMetadata(table, null, null);
+            if (names == null) {
+                return Collections.emptySet();
+            }
         }
+        // the table's metadata rides along when the client knew it already
+        Set<TablePath> withTable = tableKnown ? table : Collections.emptySet();
         try {
-            metadata.updateMetadata(Collections.emptySet(), paths.values(), null);
+            metadata.updateMetadata(withTable, paths.values(), null);
             return Collections.emptySet();
         } catch (PartitionNotExistException e) {
             Set<String> existing = existingPartitions.get();
@@ -170,7 +183,7 @@ final class FlussOffsetRequests {
                 }
             }
             try {
-                metadata.updateMetadata(Collections.emptySet(), present, null);
+                metadata.updateMetadata(withTable, present, null);
             } catch (PartitionNotExistException again) {
                 // dropped in between: the listings of the partitions the refresh did not reach
                 // fail for want of metadata, and the caller asks them again

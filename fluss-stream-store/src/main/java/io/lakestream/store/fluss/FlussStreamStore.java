@@ -584,7 +584,13 @@ public final class FlussStreamStore implements StreamStore {
         MetadataUpdater metadata = ((FlussConnection) connection()).getMetadataUpdater();
         Map<BinaryRow, List<CompletableFuture<Map<Integer, Long>>>> pending =
                 FlussOffsetRequests.send(
-                        metadata, layout.tablePath(), names, bucketsPerPartition, specs, existing);
+                        metadata,
+                        layout.tablePath(),
+                        names,
+                        bucketsPerPartition,
+                        specs,
+                        existing,
+                        false);
         long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
         while (!pending.isEmpty()) {
             // partitions whose listing failed are asked again together, after one pause for all
@@ -651,7 +657,7 @@ public final class FlussStreamStore implements StreamStore {
                 sleepBriefly();
                 pending =
                         FlussOffsetRequests.send(
-                                metadata, layout.tablePath(), names, retry, specs, existing);
+                                metadata, layout.tablePath(), names, retry, specs, existing, true);
             } else {
                 pending = Collections.emptyMap();
             }
