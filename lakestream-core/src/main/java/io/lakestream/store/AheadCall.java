@@ -51,6 +51,11 @@ public final class AheadCall<T> {
                         }));
     }
 
+    /** Waits until the call ended, whichever way; {@link #join} then gives how. */
+    public void await() {
+        result.handle((value, error) -> null).join();
+    }
+
     /** Waits for the call; its result, or the exception the call threw. */
     public T join() {
         try {

@@ -26,6 +26,7 @@ import io.lakestream.protocol.SealedSegment;
 import io.lakestream.protocol.StreamSegmentWriter;
 import io.lakestream.protocol.WriterConflictException;
 import io.lakestream.protocol.WriterLease;
+import io.lakestream.store.AheadCall;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
@@ -226,13 +227,24 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
     @Override
     protected List<Committable> prepareCommit(boolean waitCompaction, long checkpointId)
             throws IOException {
-        List<Committable> committables =
-                new ArrayList<>(super.prepareCommit(waitCompaction, checkpointId));
+        // the store's seal (its flush, the end offsets' listing, the lease check: round trips)
+        // runs while Paimon prepares its commit on this thread (file closes: disk and CPU), so
+        // that the records queued behind the barrier wait for the longer of the two, not both.
+        // No record is written meanwhile: this thread is the one that writes.
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         // offsets reach the committer only while this job holds the table
-        StreamSegmentWriter.Sealed sealed =
-                segments.seal(
-                        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                        lease::checkHeld);
+        AheadCall<StreamSegmentWriter.Sealed> sealing =
+                AheadCall.start(
+                        "lake-stream-seal-" + streamTable.spec().identifier() + "-" + subtask,
+                        () -> segments.seal(subtask, lease::checkHeld));
+        List<Committable> committables;
+        try {
+            committables = new ArrayList<>(super.prepareCommit(waitCompaction, checkpointId));
+        } finally {
+            // the seal ends either way before this thread writes again
+            sealing.await();
+        }
+        StreamSegmentWriter.Sealed sealed = sealing.join();
         for (PartitionBucket pb : sealed.segment().endOffsets().asMap().keySet()) {
             registerEndOffsetGauge(pb);
         }
