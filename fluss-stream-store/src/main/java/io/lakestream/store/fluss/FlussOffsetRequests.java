@@ -97,44 +97,38 @@ final class FlussOffsetRequests {
         Map<BinaryRow, List<CompletableFuture<Map<Integer, Long>>>> listings =
                 new LinkedHashMap<>();
         Set<BinaryRow> missing;
+        RuntimeException refreshFailure = null;
         try {
             missing = refresh(metadata, tablePath, names, paths, existingPartitions, retry);
         } catch (RuntimeException e) {
             // the cluster unreachable or busy: every listing fails with it, and the caller asks
             // again until its timeout, as it does for a listing that failed on its own
-            for (BinaryRow partition : bucketsPerPartition.keySet()) {
-                List<CompletableFuture<Map<Integer, Long>>> failed = new ArrayList<>();
-                for (int i = 0; i < specs.size(); i++) {
-                    failed.add(CompletableFuture.failedFuture(e));
-                }
-                listings.put(partition, failed);
-            }
-            return listings;
+            missing = Collections.emptySet();
+            refreshFailure = e;
         }
         Optional<Long> tableId = metadata.getCluster().getTableId(tablePath);
         for (Map.Entry<BinaryRow, List<Integer>> entry : bucketsPerPartition.entrySet()) {
             BinaryRow partition = entry.getKey();
+            PhysicalTablePath path = paths.get(partition);
+            Long partitionId = names == null ? null : metadata.getPartitionId(path).orElse(-1L);
+            RuntimeException failure = refreshFailure;
+            if (failure == null && missing.contains(partition)) {
+                failure = new PartitionNotExistException("Partition " + path + " does not exist.");
+            } else if (failure == null
+                    && (!tableId.isPresent() || (partitionId != null && partitionId < 0))) {
+                failure = new LeaderNotAvailableException("No metadata yet for " + path);
+            }
             List<CompletableFuture<Map<Integer, Long>>> perSpec = new ArrayList<>();
-            Long partitionId =
-                    names == null
-                            ? null
-                            : metadata.getPartitionId(paths.get(partition)).orElse(-1L);
             for (OffsetSpec spec : specs) {
-                if (missing.contains(partition)) {
-                    perSpec.add(
-                            CompletableFuture.failedFuture(
-                                    new PartitionNotExistException(
-                                            "Partition "
-                                                    + paths.get(partition)
-                                                    + " does not exist.")));
-                } else if (!tableId.isPresent() || (partitionId != null && partitionId < 0)) {
-                    perSpec.add(
-                            CompletableFuture.failedFuture(
-                                    new LeaderNotAvailableException(
-                                            "No metadata yet for " + paths.get(partition))));
-                } else {
-                    perSpec.add(list(metadata, tableId.get(), partitionId, entry.getValue(), spec));
-                }
+                perSpec.add(
+                        failure != null
+                                ? CompletableFuture.failedFuture(failure)
+                                : list(
+                                        metadata,
+                                        tableId.get(),
+                                        partitionId,
+                                        entry.getValue(),
+                                        spec));
             }
             listings.put(partition, perSpec);
         }

@@ -51,6 +51,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -204,10 +205,16 @@ public abstract class StreamStoreTestSuiteBase {
             assertThat(writer.flush()).isEqualTo(Map.of(a0, 5L));
             assertThat(writer.flush()).isEmpty();
         }
-        assertThat(store().listOffsets(table, Arrays.asList(a0, a1, b0), OffsetPosition.LATEST))
-                .isEqualTo(Map.of(a0, 5L, a1, 1L, b0, 2L));
-        assertThat(store().listOffsets(table, Arrays.asList(a0, a1, b0), OffsetPosition.EARLIEST))
-                .isEqualTo(Map.of(a0, 0L, a1, 0L, b0, 0L));
+        assertListsFromZeroTo(table, Map.of(a0, 5L, a1, 1L, b0, 2L), Arrays.asList(a0, a1, b0));
+    }
+
+    /** The store lists {@code pbs} at their {@code ends}, every one of them from offset 0. */
+    private void assertListsFromZeroTo(
+            StreamTable table, Map<PartitionBucket, Long> ends, List<PartitionBucket> pbs) {
+        assertThat(store().listOffsets(table, pbs, OffsetPosition.LATEST)).isEqualTo(ends);
+        Map<PartitionBucket, Long> zeros = new HashMap<>();
+        pbs.forEach(pb -> zeros.put(pb, 0L));
+        assertThat(store().listOffsets(table, pbs, OffsetPosition.EARLIEST)).isEqualTo(zeros);
     }
 
     @Test
@@ -224,11 +231,10 @@ public abstract class StreamStoreTestSuiteBase {
         }
         // one listing that mixes them: a store that learns partitions in one request for all
         // must not lose the ones it has to the one it lacks
-        List<PartitionBucket> all = Arrays.asList(never0, a0, never1, b1);
-        assertThat(store().listOffsets(table, all, OffsetPosition.LATEST))
-                .isEqualTo(Map.of(a0, 3L, b1, 2L, never0, 0L, never1, 0L));
-        assertThat(store().listOffsets(table, all, OffsetPosition.EARLIEST))
-                .isEqualTo(Map.of(a0, 0L, b1, 0L, never0, 0L, never1, 0L));
+        assertListsFromZeroTo(
+                table,
+                Map.of(a0, 3L, b1, 2L, never0, 0L, never1, 0L),
+                Arrays.asList(never0, a0, never1, b1));
     }
 
     @Test
