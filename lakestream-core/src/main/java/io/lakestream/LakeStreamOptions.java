@@ -144,6 +144,25 @@ public final class LakeStreamOptions {
                                     + "stopped waits at most this long for the old claim to "
                                     + "expire.");
 
+    public static final ConfigOption<Boolean> SINK_STORE_WRITER_CHAINING =
+            ConfigOptions.key("lake-stream.sink.store-writer-chaining")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether a streaming lake-stream sink writes the stream store from "
+                                    + "Paimon's writer task ('true'), or from a task of its own "
+                                    + "ahead of it ('false'). At each checkpoint Paimon's writer "
+                                    + "stops taking rows while it prepares its commit (it closes "
+                                    + "and reads back its data files: from about 100 ms to "
+                                    + "seconds); with 'false' the store's writer keeps writing the "
+                                    + "rows behind the barrier meanwhile, so a checkpoint does "
+                                    + "not delay them, at the cost of passing every row from one "
+                                    + "task to the other (a serialization). Batch jobs ignore it. "
+                                    + "Changing it changes the job's graph: a savepoint taken "
+                                    + "with the other value restores only with "
+                                    + "'execution.state-recovery.ignore-unclaimed-state', and the "
+                                    + "job then starts as a new one.");
+
     public static final ConfigOption<Duration> SINK_PARTITION_DROP_DELAY =
             ConfigOptions.key("lake-stream.sink.partition-drop-delay")
                     .durationType()

@@ -121,6 +121,7 @@ final class FreshnessScenario implements Scenario {
                                 "ms",
                                 false,
                                 Stats.percentile(latencies, 99));
+                        writeTrace(probe, lakeStream, round);
                         List<Long> read = probe.readLatencies();
                         for (int percentile : new int[] {50, 99}) {
                             Sides.record(
@@ -166,6 +167,31 @@ final class FreshnessScenario implements Scenario {
         }
         TableResult result = inserts.execute();
         return result.getJobClient().orElseThrow();
+    }
+
+    /**
+     * With {@code -Dbench.freshness.trace=<prefix>}, writes each measured row of a side and round
+     * to {@code <prefix>-<side>-<round>.csv}: when it was written, its latency at the reading job's
+     * source and at the client, so that the slow rows can be set against the writer's checkpoints.
+     */
+    private static void writeTrace(VisibilityProbe probe, boolean lakeStream, int round)
+            throws java.io.IOException {
+        String prefix = System.getProperty("bench.freshness.trace", "");
+        if (prefix.isEmpty()) {
+            return;
+        }
+        java.nio.file.Path file =
+                java.nio.file.Paths.get(
+                        String.format(
+                                "%s-%s-%d.csv",
+                                prefix, lakeStream ? "lake-stream" : "paimon", round));
+        List<String> lines = new java.util.ArrayList<>();
+        lines.add("written_at_ms,source_latency_ms,client_latency_ms");
+        for (long[] row : probe.trace()) {
+            lines.add(row[0] + "," + row[1] + "," + row[2]);
+        }
+        java.nio.file.Files.write(file, lines);
+        System.out.printf("Wrote %s%n", file);
     }
 
     /** The lake side's extra table options ({@code bench.lake-options}), as SQL. */

@@ -45,6 +45,9 @@ final class VisibilityProbe implements AutoCloseable {
     /** Written to read by the job's source, where the statement selects a third column NOW(). */
     private final List<Long> readLatencies;
 
+    /** When each measured row was written (epoch ms), in the order of {@link #latencies}. */
+    private final List<Long> writtenAt;
+
     private final Thread thread;
     private volatile Throwable failure;
 
@@ -60,6 +63,7 @@ final class VisibilityProbe implements AutoCloseable {
         this.seen = new BitSet(expected);
         this.latencies = new ArrayList<>(expected);
         this.readLatencies = new ArrayList<>(expected);
+        this.writtenAt = new ArrayList<>(expected);
         this.thread = new Thread(this::poll, "visibility-probe");
         thread.setDaemon(true);
         thread.start();
@@ -81,6 +85,7 @@ final class VisibilityProbe implements AutoCloseable {
                         seen.set(id);
                         if (id >= measuredFromId) {
                             latencies.add(now - written.toEpochMilli());
+                            writtenAt.add(written.toEpochMilli());
                             if (row.getArity() > 2) {
                                 Instant read = (Instant) row.getField(2);
                                 readLatencies.add(read.toEpochMilli() - written.toEpochMilli());
@@ -123,6 +128,23 @@ final class VisibilityProbe implements AutoCloseable {
      */
     synchronized List<Long> readLatencies() {
         return new ArrayList<>(readLatencies);
+    }
+
+    /**
+     * Each measured row as {@code written at (epoch ms), latency to the source, latency to this
+     * client}: where in the run the slow rows were written (near a checkpoint, a GC, the start).
+     */
+    synchronized List<long[]> trace() {
+        List<long[]> trace = new ArrayList<>(writtenAt.size());
+        for (int i = 0; i < writtenAt.size(); i++) {
+            trace.add(
+                    new long[] {
+                        writtenAt.get(i),
+                        i < readLatencies.size() ? readLatencies.get(i) : -1,
+                        latencies.get(i)
+                    });
+        }
+        return trace;
     }
 
     synchronized List<Long> latencies() {

@@ -41,6 +41,25 @@ public interface LogStop {
             StreamOffsets snapshotOffsets, Collection<PartitionBucket> partitionBuckets);
 
     /**
+     * This stop as decided once, at one planning, for {@link UnionReadPlanner#plan} to ask {@link
+     * #beyondSnapshot} and then {@link #stopOffsets} of the same decision. A stop that asks the
+     * store each time (whether a writer is live) asks it here, once; a stop kept for several plans
+     * (a lookup cache's) decides afresh at each.
+     */
+    default LogStop atPlanning() {
+        return this;
+    }
+
+    /**
+     * Whether a log may stop past the snapshot's offsets. Only then can a partition that the store
+     * has and the snapshot does not add records to the read, so only then does the planner list the
+     * store's partitions (a round trip per partition on Fluss's coordinator).
+     */
+    default boolean beyondSnapshot() {
+        return true;
+    }
+
+    /**
      * Read-uncommitted: up to the records the store holds at planning while a writer holds the
      * table's writer lease; with no live lease, up to the snapshot's own offsets. Records above the
      * latest snapshot's offsets that no running writer writes are no writer's uncommitted tail: a
@@ -48,11 +67,20 @@ public interface LogStop {
      * that held them. Paimon's read holds neither, and neither does this one.
      */
     static LogStop storeEnds(StreamStore store, StreamTable table, Duration leaseTimeout) {
-        return (offsets, pbs) -> {
-            if (!WriterLeases.isLive(store, table, leaseTimeout)) {
-                return offsets.asMap();
+        LogStop whileLive = (offsets, pbs) -> store.listOffsets(table, pbs, OffsetPosition.LATEST);
+        return new LogStop() {
+            @Override
+            public Map<PartitionBucket, Long> stopOffsets(
+                    StreamOffsets offsets, Collection<PartitionBucket> pbs) {
+                return atPlanning().stopOffsets(offsets, pbs);
             }
-            return store.listOffsets(table, pbs, OffsetPosition.LATEST);
+
+            @Override
+            public LogStop atPlanning() {
+                return WriterLeases.isLive(store, table, leaseTimeout)
+                        ? whileLive
+                        : snapshotOffsets();
+            }
         };
     }
 
@@ -75,6 +103,17 @@ public interface LogStop {
 
     /** Read-committed: up to the snapshot's own offsets, nothing beyond what it committed. */
     static LogStop snapshotOffsets() {
-        return (offsets, pbs) -> offsets.asMap();
+        return new LogStop() {
+            @Override
+            public Map<PartitionBucket, Long> stopOffsets(
+                    StreamOffsets offsets, Collection<PartitionBucket> pbs) {
+                return offsets.asMap();
+            }
+
+            @Override
+            public boolean beyondSnapshot() {
+                return false;
+            }
+        };
     }
 }

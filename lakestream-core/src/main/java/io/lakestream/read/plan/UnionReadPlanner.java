@@ -170,14 +170,16 @@ public final class UnionReadPlanner {
      */
     public Plan plan(@Nullable StreamStore store, @Nullable LogStop logStop, ReadStart readStart) {
         Snapshot snapshot = readStart.snapshot();
-        // the store's partitions are listed while Paimon plans: both wait on I/O most of the time
-        // (Fluss's coordinator reads each partition from ZooKeeper, about 0.3 s at 1,000)
-        AheadCall<List<BinaryRow>> storePartitions =
+        // the store's part is decided while Paimon plans: both wait on I/O most of the time. The
+        // stop is decided first (whether a writer is live): the store's partitions are listed only
+        // when a log may read past the snapshot's offsets (Fluss's coordinator reads each
+        // partition from ZooKeeper, about 0.3-0.5 s at 1,000)
+        AheadCall<StorePart> storePart =
                 store == null
                         ? null
                         : AheadCall.start(
                                 "lake-stream-plan-" + table.fullName(),
-                                () -> store.listPartitions(streamTable));
+                                () -> StorePart.decide(store, streamTable, logStop));
         Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
         StreamOffsets offsets = readStart.logOffsets();
         if (snapshot != null && readStart.readsState()) {
@@ -206,11 +208,14 @@ public final class UnionReadPlanner {
                 all.add(pb);
             }
         }
+        LogStop decided = logStop;
         if (store != null) {
-            all.addAll(partitionBuckets(storePartitions.join()));
+            StorePart part = storePart.join();
+            all.addAll(partitionBuckets(part.partitions));
+            decided = part.stop;
         }
         Map<PartitionBucket, Long> stops =
-                logStop == null ? null : logStop.stopOffsets(offsets, all);
+                decided == null ? null : decided.stopOffsets(offsets, all);
         List<BucketRead> splits = new ArrayList<>();
         for (PartitionBucket pb : all) {
             long start = offsets.offsetOr(pb, 0L);
@@ -226,6 +231,27 @@ public final class UnionReadPlanner {
                 snapshot == null ? "none" : snapshot.id(),
                 lake.size());
         return new Plan(snapshot == null ? null : snapshot.id(), splits, readStart.changesAfter());
+    }
+
+    /** The store's part of one plan: where its logs stop, and its partitions where they count. */
+    private static final class StorePart {
+        @Nullable final LogStop stop;
+        final List<BinaryRow> partitions;
+
+        private StorePart(@Nullable LogStop stop, List<BinaryRow> partitions) {
+            this.stop = stop;
+            this.partitions = partitions;
+        }
+
+        static StorePart decide(
+                StreamStore store, StreamTable streamTable, @Nullable LogStop logStop) {
+            LogStop stop = logStop == null ? null : logStop.atPlanning();
+            List<BinaryRow> partitions =
+                    stop == null || stop.beyondSnapshot()
+                            ? store.listPartitions(streamTable)
+                            : Collections.emptyList();
+            return new StorePart(stop, partitions);
+        }
     }
 
     /**

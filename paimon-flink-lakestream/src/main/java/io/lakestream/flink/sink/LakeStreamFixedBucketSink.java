@@ -31,8 +31,10 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.flink.sink.Committable;
 import org.apache.paimon.flink.sink.Committer;
 import org.apache.paimon.flink.sink.FlinkWriteSink;
+import org.apache.paimon.flink.sink.RowDataStoreWriteOperator;
 import org.apache.paimon.flink.sink.StoreCommitter;
 import org.apache.paimon.flink.sink.StoreSinkWrite;
+import org.apache.paimon.flink.utils.ParallelismUtils;
 import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
@@ -47,6 +49,9 @@ import javax.annotation.Nullable;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import static org.apache.paimon.flink.FlinkConnectorOptions.SINK_OPERATOR_UID_SUFFIX;
+import static org.apache.paimon.flink.FlinkConnectorOptions.generateCustomUid;
+
 /**
  * Paimon's fixed-bucket sink topology (writers shuffled by bucket, one global committer) with the
  * lake-stream write operator and committer in place of Paimon's.
@@ -56,8 +61,14 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
 
     private static final long serialVersionUID = 1L;
 
+    /** The name of the store's own writer, when it runs ahead of Paimon's. */
+    public static final String STORE_WRITER_NAME = "Lake-stream store writer";
+
     private final StreamTable streamTable;
     private final Map<String, String> storeOptions;
+
+    /** Whether the sink being built writes the store from a task ahead of Paimon's writer. */
+    private transient boolean storeWriterAhead;
 
     public LakeStreamFixedBucketSink(
             FileStoreTable table, StreamTable streamTable, Map<String, String> storeOptions) {
@@ -69,6 +80,10 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
     @Override
     protected OneInputStreamOperatorFactory<InternalRow, Committable> createWriteOperatorFactory(
             StoreSinkWrite.Provider writeProvider, String commitUser) {
+        if (storeWriterAhead) {
+            // the store is written by the StoreWriteOperator ahead: this is Paimon's own writer
+            return new RowDataStoreWriteOperator.Factory(table, null, writeProvider, commitUser);
+        }
         return new LakeStreamWriteOperator.Factory(
                 table, writeProvider, commitUser, streamTable, storeOptions);
     }
@@ -76,12 +91,43 @@ public class LakeStreamFixedBucketSink extends FlinkWriteSink<InternalRow> {
     @Override
     public DataStream<Committable> doWrite(
             DataStream<InternalRow> input, String commitUser, @Nullable Integer parallelism) {
-        DataStream<Committable> written = super.doWrite(input, commitUser, parallelism);
-        // Paimon types the writers' output with its own serializer, which knows only Paimon's
-        // committables; sealed segments need the lake-stream serializer on the way to the committer
-        ((SingleOutputStreamOperator<Committable>) written)
+        // a batch job's exchanges are blocking: Paimon's writer would start only once the store's
+        // writer ended, so a batch job keeps the store's writes in Paimon's writer
+        storeWriterAhead =
+                !Options.fromMap(storeOptions).get(LakeStreamOptions.SINK_STORE_WRITER_CHAINING)
+                        && isStreaming(input);
+        if (!storeWriterAhead) {
+            return typed(super.doWrite(input, commitUser, parallelism));
+        }
+        SingleOutputStreamOperator<InternalRow> stored =
+                input.transform(
+                        STORE_WRITER_NAME + " : " + table.name(),
+                        input.getType(),
+                        new StoreWriteOperator(table, streamTable, storeOptions, commitUser));
+        if (parallelism == null) {
+            ParallelismUtils.forwardParallelism(stored, input);
+        } else {
+            stored.setParallelism(parallelism);
+        }
+        String uidSuffix = Options.fromMap(table.options()).get(SINK_OPERATOR_UID_SUFFIX);
+        if (uidSuffix != null) {
+            stored.uid(generateCustomUid(STORE_WRITER_NAME, table.name(), uidSuffix));
+        }
+        SingleOutputStreamOperator<Committable> written =
+                typed(super.doWrite(stored, commitUser, null));
+        // not chained: the point is that the store's writer runs on while Paimon's prepares its
+        // commit, which a chained operator's thread cannot
+        written.startNewChain();
+        return written.union(stored.getSideOutput(StoreWriteOperator.SEALED_SEGMENTS));
+    }
+
+    /**
+     * Paimon types the writers' output with its own serializer, which knows only Paimon's
+     * committables; sealed segments need the lake-stream serializer on the way to the committer.
+     */
+    private static SingleOutputStreamOperator<Committable> typed(DataStream<Committable> written) {
+        return ((SingleOutputStreamOperator<Committable>) written)
                 .returns(new LakeStreamCommittableTypeInfo());
-        return written;
     }
 
     @Override

@@ -18,12 +18,11 @@
 
 package io.lakestream.flink.sink;
 
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.flink.testutils.SharedMiniCluster;
 import io.lakestream.flink.testutils.SharedStreamStore;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.SnapshotOffsets;
-import io.lakestream.offsets.StreamOffsets;
-import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamRecord;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
@@ -31,7 +30,6 @@ import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
-import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.DataTypes;
@@ -58,11 +56,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -103,14 +101,14 @@ class LakeStreamSinkITCase {
         int rows = 3_000;
         StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
         env.setRestartStrategy(RestartStrategies.noRestart());
-        DataStream<RowData> input = rows(env, rows, 1_000);
+        DataStream<RowData> input = SinkTestTables.rows(env, rows, 1_000);
         SinkTestTables.sink(table).sinkFrom(input);
         env.execute("boundary");
 
         table = (FileStoreTable) tables.catalog.getTable(tables.identifier("append_boundary"));
         long latest = table.snapshotManager().latestSnapshotId();
         assertThat(latest).as("several checkpoints committed").isGreaterThan(1);
-        assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(table);
+        tables.verify.assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(table);
         assertThat(SinkVerification.readPaimon(table, latest)).hasSize(rows);
     }
 
@@ -129,7 +127,7 @@ class LakeStreamSinkITCase {
                         Map.of("compaction.min.file-num", "2", "compaction.max.file-num", "3"));
         StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
         env.setRestartStrategy(RestartStrategies.noRestart());
-        DataStream<RowData> input = rows(env, Long.MAX_VALUE, 500);
+        DataStream<RowData> input = SinkTestTables.rows(env, Long.MAX_VALUE, 500);
         SinkTestTables.sink(table).sinkFrom(input);
         JobClient job = env.executeAsync("compacting");
         try {
@@ -140,36 +138,8 @@ class LakeStreamSinkITCase {
         }
 
         long checked = compactions(table);
-        assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(table);
+        tables.verify.assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(table);
         assertThat(checked).as("compaction snapshots checked").isGreaterThanOrEqualTo(2);
-    }
-
-    /** Unbounded when {@code count} is {@link Long#MAX_VALUE}. */
-    private static DataStream<RowData> rows(
-            StreamExecutionEnvironment env, long count, int perSecond) {
-        return env.fromSource(
-                new DataGeneratorSource<>(
-                        SinkTestTables::row,
-                        count,
-                        RateLimiterStrategy.perSecond(perSecond),
-                        TypeInformation.of(RowData.class)),
-                WatermarkStrategy.noWatermarks(),
-                "rows");
-    }
-
-    /** What every snapshot of {@code table} commits equals the store below its offsets. */
-    private static void assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(FileStoreTable table)
-            throws Exception {
-        StreamTable streamTable =
-                tables.store.get(
-                        StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
-        long latest = table.snapshotManager().latestSnapshotId();
-        for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
-            StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
-            List<String> lake = SinkVerification.readPaimon(table, id);
-            List<String> stream = tables.verify.readStore(streamTable, offsets);
-            assertThat(stream).as("snapshot %s", id).containsExactlyInAnyOrderElementsOf(lake);
-        }
     }
 
     private static long compactions(FileStoreTable table) {
@@ -187,9 +157,11 @@ class LakeStreamSinkITCase {
         return count;
     }
 
-    @Test
-    void primaryKeySnapshotsEqualTheStoreChangesMergedByKey() throws Exception {
-        FileStoreTable table = tables.create("pk_boundary", true);
+    @ParameterizedTest(name = "store writer chained: {0}")
+    @ValueSource(booleans = {true, false})
+    void primaryKeySnapshotsEqualTheStoreChangesMergedByKey(boolean chained) throws Exception {
+        String name = chained ? "pk_boundary" : "pk_boundary_store_ahead";
+        FileStoreTable table = tables.create(name, true);
         int rows = 3_000;
         StreamExecutionEnvironment env = SinkTestTables.env(2, 300);
         env.setRestartStrategy(RestartStrategies.noRestart());
@@ -207,30 +179,13 @@ class LakeStreamSinkITCase {
                                 TypeInformation.of(RowData.class)),
                         WatermarkStrategy.noWatermarks(),
                         "rows");
-        SinkTestTables.sink(table).sinkFrom(input);
-        env.execute("pk boundary");
+        SinkTestTables.sink(table, storeWriterChaining(chained)).sinkFrom(input);
+        env.execute(name);
 
-        table = (FileStoreTable) tables.catalog.getTable(tables.identifier("pk_boundary"));
+        table = (FileStoreTable) tables.catalog.getTable(tables.identifier(name));
         long latest = table.snapshotManager().latestSnapshotId();
         assertThat(latest).as("several checkpoints committed").isGreaterThan(1);
-        StreamTable streamTable =
-                tables.store.get(
-                        StreamTableSpec.of(Identifier.fromString(table.fullName()), table));
-        for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
-            StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
-            // the store's changes below the offsets, latest per key: a key's changes are all in
-            // one partition-bucket, in offset order
-            Map<String, String> merged = new HashMap<>();
-            List<StreamRecord> records = tables.verify.readStoreRecords(streamTable, offsets);
-            records.sort(java.util.Comparator.comparingLong(StreamRecord::offset));
-            for (StreamRecord record : records) {
-                InternalRow row = record.row();
-                merged.put(row.getInt(0) + "|" + row.getString(2), SinkVerification.render(row));
-            }
-            assertThat(merged.values())
-                    .as("snapshot %s", id)
-                    .containsExactlyInAnyOrderElementsOf(SinkVerification.readPaimon(table, id));
-        }
+        tables.verify.assertEverySnapshotEqualsTheStoreMergedByKey(table);
         assertThat(SinkVerification.readPaimon(table, latest)).hasSize(500);
     }
 
@@ -238,7 +193,7 @@ class LakeStreamSinkITCase {
     void recordsAreReadableInTheStoreBeforeAnyCheckpoint() throws Exception {
         FileStoreTable table = tables.create("fresh", true);
         StreamExecutionEnvironment env = SinkTestTables.env(2, Duration.ofMinutes(10).toMillis());
-        DataStream<RowData> input = rows(env, Long.MAX_VALUE, 200);
+        DataStream<RowData> input = SinkTestTables.rows(env, Long.MAX_VALUE, 200);
         SinkTestTables.sink(table).sinkFrom(input);
         JobClient job = env.executeAsync("fresh");
         try {
@@ -253,8 +208,10 @@ class LakeStreamSinkITCase {
                                     org.apache.paimon.data.BinaryRow.singleColumn(dt), b));
                 }
             }
-            Await.until(() -> stored(streamTable, all) >= 100, "records are readable in the store");
-            assertThat(stored(streamTable, all))
+            Await.until(
+                    () -> tables.verify.storedRecords(streamTable, all) >= 100,
+                    "records are readable in the store");
+            assertThat(tables.verify.storedRecords(streamTable, all))
                     .as("records readable in the store")
                     .isGreaterThanOrEqualTo(100);
             assertThat(table.snapshotManager().latestSnapshotId())
@@ -272,10 +229,12 @@ class LakeStreamSinkITCase {
      * Paimon, and every record that the failed attempts left in the store beyond the committed
      * offsets is fenced.
      */
-    @ParameterizedTest(name = "primary key: {0}")
-    @ValueSource(booleans = {false, true})
-    void failuresAtRandomPointsEndWithEveryRowExactlyOnce(boolean primaryKey) throws Exception {
-        String name = primaryKey ? "pk_failover" : "append_failover";
+    @ParameterizedTest(name = "primary key: {0}, store writer chained: {1}")
+    @CsvSource({"false, true", "true, true", "false, false", "true, false"})
+    void failuresAtRandomPointsEndWithEveryRowExactlyOnce(boolean primaryKey, boolean chained)
+            throws Exception {
+        String name =
+                (primaryKey ? "pk_failover" : "append_failover") + (chained ? "" : "_store_ahead");
         FileStoreTable table = tables.create(name, primaryKey);
         int rows = 6_000;
         long seed = System.nanoTime();
@@ -303,7 +262,7 @@ class LakeStreamSinkITCase {
                                 "rows")
                         .map(new FailAtRandomPoints())
                         .returns(TypeInformation.of(RowData.class));
-        SinkTestTables.sink(table).sinkFrom(input);
+        SinkTestTables.sink(table, storeWriterChaining(chained)).sinkFrom(input);
         env.execute(name);
         assertThat(FailAtRandomPoints.injected()).as("failures injected").isEqualTo(plan.size());
 
@@ -423,13 +382,8 @@ class LakeStreamSinkITCase {
         }
     }
 
-    private static long stored(StreamTable streamTable, List<PartitionBucket> partitionBuckets) {
-        return tables
-                .store
-                .listOffsets(streamTable, partitionBuckets, OffsetPosition.LATEST)
-                .values()
-                .stream()
-                .mapToLong(Long::longValue)
-                .sum();
+    /** The sink option that runs the store's writer in Paimon's writer task or ahead of it. */
+    static Map<String, String> storeWriterChaining(boolean chained) {
+        return Map.of(LakeStreamOptions.SINK_STORE_WRITER_CHAINING.key(), String.valueOf(chained));
     }
 }

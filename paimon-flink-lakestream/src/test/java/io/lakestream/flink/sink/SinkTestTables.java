@@ -32,6 +32,11 @@ import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.DataTypes;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -63,7 +68,7 @@ final class SinkTestTables implements AutoCloseable {
      * a client that another test class left knowing a restarted tablet server's old port (Fluss
      * 0.9.1 never learns the new one) must not serve this one.
      */
-    private static Map<String, String> ownClient(String database) {
+    static Map<String, String> ownClient(String database) {
         Map<String, String> options = SharedStreamStore.lakeStreamOptions();
         options.put(
                 LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id", "tables-" + database);
@@ -73,10 +78,14 @@ final class SinkTestTables implements AutoCloseable {
     /** Tables whose store client has {@code storeOptions}, e.g. a client of a test's own. */
     SinkTestTables(java.nio.file.Path warehouse, String database, Map<String, String> storeOptions)
             throws Exception {
+        this(warehouse.toUri().toString(), database, storeOptions);
+    }
+
+    /** Tables in the warehouse at {@code warehouseUri}, e.g. on a file system of a test's own. */
+    SinkTestTables(String warehouseUri, String database, Map<String, String> storeOptions)
+            throws Exception {
         this.database = database;
-        this.catalog =
-                CatalogFactory.createCatalog(
-                        CatalogContext.create(new Path(warehouse.toUri().toString())));
+        this.catalog = CatalogFactory.createCatalog(CatalogContext.create(new Path(warehouseUri)));
         catalog.createDatabase(database, true);
         this.store = SharedStreamStore.newStore(storeOptions);
         this.verify = new SinkVerification(catalog, store);
@@ -97,7 +106,6 @@ final class SinkTestTables implements AutoCloseable {
      */
     FileStoreTable create(String name, boolean primaryKey, int buckets, Map<String, String> options)
             throws Exception {
-        Identifier identifier = identifier(name);
         Schema.Builder schema =
                 Schema.newBuilder()
                         .column("id", DataTypes.INT().notNull())
@@ -112,7 +120,13 @@ final class SinkTestTables implements AutoCloseable {
         } else {
             schema.option("bucket-key", "id");
         }
-        catalog.createTable(identifier, schema.build(), false);
+        return create(name, schema.build());
+    }
+
+    /** Creates an enabled table of {@code schema} and its stream table. */
+    FileStoreTable create(String name, Schema schema) throws Exception {
+        Identifier identifier = identifier(name);
+        catalog.createTable(identifier, schema, false);
         FileStoreTable table = table(name);
         store.provision(StreamTableSpec.of(identifier, table));
         return table;
@@ -141,6 +155,21 @@ final class SinkTestTables implements AutoCloseable {
                 (int) i,
                 StringData.fromString("payload-" + i),
                 StringData.fromString("d" + (i % PARTITIONS)));
+    }
+
+    /**
+     * Rows {@link #row} at {@code perSecond}; unbounded when {@code count} is {@link
+     * Long#MAX_VALUE}.
+     */
+    static DataStream<RowData> rows(StreamExecutionEnvironment env, long count, int perSecond) {
+        return env.fromSource(
+                new DataGeneratorSource<>(
+                        SinkTestTables::row,
+                        count,
+                        RateLimiterStrategy.perSecond(perSecond),
+                        TypeInformation.of(RowData.class)),
+                WatermarkStrategy.noWatermarks(),
+                "rows");
     }
 
     /** A job environment on the shared MiniCluster. */

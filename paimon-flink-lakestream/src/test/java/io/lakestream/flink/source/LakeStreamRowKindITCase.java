@@ -116,7 +116,20 @@ class LakeStreamRowKindITCase {
         ROWKIND_FIELD_IGNORE_DELETE(true, Map.of("rowkind.field", "op", "ignore-delete", "true")),
         ROWKIND_FIELD_IGNORE_UPDATE_BEFORE(
                 true, Map.of("rowkind.field", "op", "ignore-update-before", "true")),
-        ROW_KIND_IGNORE_DELETE(false, Map.of("ignore-delete", "true"));
+        ROW_KIND_IGNORE_DELETE(false, Map.of("ignore-delete", "true")),
+        // the store's writer a task of its own ahead of Paimon's: it routes rows as Paimon's does
+        ROWKIND_FIELD_IGNORE_UPDATE_BEFORE_STORE_WRITER_AHEAD(
+                true,
+                Map.of(
+                        "rowkind.field",
+                        "op",
+                        "ignore-update-before",
+                        "true",
+                        "lake-stream.sink.store-writer-chaining",
+                        "false")),
+        ROW_KIND_IGNORE_DELETE_STORE_WRITER_AHEAD(
+                false,
+                Map.of("ignore-delete", "true", "lake-stream.sink.store-writer-chaining", "false"));
 
         /** Whether the kind is only in the {@code op} column (the input rows are all +I). */
         final boolean kindInField;

@@ -84,13 +84,26 @@ public final class PlannedRowCount {
             UnionReadPlanner.Plan plan =
                     planner.plan(store, LogStop.storeEnds(store, streamTable, writerLeaseTimeout));
             // the fences after the ends, as a reader reads them when it starts after planning: a
-            // fence recorded in between covers records below the ends that the read skips
+            // fence recorded in between covers records below the ends that the read skips. A read
+            // of no store record (no live writer: every log stops at the snapshot's offsets, where
+            // it starts) has no fence to read
             AbortedRanges fences = new AbortedRanges();
-            try (FenceLog log = store.openFenceLog(streamTable)) {
-                fences.addAll(log.readNew());
+            if (readsStoreRecords(plan)) {
+                try (FenceLog log = store.openFenceLog(streamTable)) {
+                    fences.addAll(log.readNew());
+                }
             }
             return count(plan, fences);
         }
+    }
+
+    private static boolean readsStoreRecords(UnionReadPlanner.Plan plan) {
+        for (BucketRead split : plan.buckets()) {
+            if (split.logStopOffset() > split.logStartOffset()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static OptionalLong count(UnionReadPlanner.Plan plan, AbortedRanges fences) {
