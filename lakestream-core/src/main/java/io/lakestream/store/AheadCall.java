@@ -20,6 +20,7 @@ package io.lakestream.store;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -29,7 +30,8 @@ import java.util.function.Supplier;
  *
  * <p>A thread per call, not a pool: these calls are few (one per planning or per split reader),
  * each waits on the network for its whole life, and a shared pool would be one more thing a process
- * must size and close.
+ * must size and close. A caller that makes one such call at a time, again and again, gives its own
+ * executor instead.
  */
 public final class AheadCall<T> {
 
@@ -49,6 +51,14 @@ public final class AheadCall<T> {
                             thread.setDaemon(true);
                             thread.start();
                         }));
+    }
+
+    /**
+     * Starts {@code call} on {@code executor}: for a caller that makes such a call again and again
+     * (a writer's seal at every checkpoint) and keeps one thread for them.
+     */
+    public static <T> AheadCall<T> start(Executor executor, Supplier<T> call) {
+        return new AheadCall<>(CompletableFuture.supplyAsync(call, executor));
     }
 
     /** Waits until the call ended, whichever way; {@link #join} then gives how. */

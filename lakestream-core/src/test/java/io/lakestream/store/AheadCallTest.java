@@ -21,6 +21,8 @@ package io.lakestream.store;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,6 +36,21 @@ class AheadCallTest {
         AheadCall<String> call =
                 AheadCall.start("ahead-test", () -> Thread.currentThread().getName());
         assertThat(call.join()).isEqualTo("ahead-test");
+    }
+
+    @Test
+    void callsGivenAnExecutorRunOnItsThreadOneAfterTheOther() throws Exception {
+        ExecutorService executor =
+                Executors.newSingleThreadExecutor(task -> new Thread(task, "ahead-test-executor"));
+        try {
+            for (int i = 0; i < 3; i++) {
+                AheadCall<String> call =
+                        AheadCall.start(executor, () -> Thread.currentThread().getName());
+                assertThat(call.join()).isEqualTo("ahead-test-executor");
+            }
+        } finally {
+            executor.shutdownNow();
+        }
     }
 
     @Test

@@ -142,14 +142,6 @@ public final class ConsumerPositions {
     }
 
     /**
-     * The position recorded with the consumer file's current next snapshot, if the consumer exists
-     * and such a position reads whole.
-     */
-    public Optional<Recorded> position() {
-        return nextSnapshot().flatMap(this::positionAt);
-    }
-
-    /**
      * The position recorded with next snapshot {@code nextSnapshot}, the consumer file's as the
      * caller just read it ({@link #nextSnapshot()}), if such a position reads whole: a caller that
      * needs the next snapshot either way reads the consumer file once.

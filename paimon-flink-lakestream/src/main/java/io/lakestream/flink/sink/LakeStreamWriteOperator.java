@@ -38,6 +38,7 @@ import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 
 import javax.annotation.Nullable;
 
@@ -45,6 +46,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * Paimon's write operator for a fixed-bucket table that also writes every record to the stream
@@ -74,6 +77,9 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
 
     private transient StoreWriterHalf storeHalf;
 
+    /** The thread that seals the store's segment at each barrier, beside Paimon's prepare. */
+    private transient ExecutorService sealer;
+
     /** Paimon's row kind generator of a table with {@code 'rowkind.field'}, otherwise null. */
     @Nullable private transient RowKindGenerator rowKindGenerator;
 
@@ -100,6 +106,15 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
     public void open() throws Exception {
         super.open();
         storeHalf.open(getRuntimeContext(), getMetricGroup(), commitUser);
+        sealer =
+                Executors.newSingleThreadExecutor(
+                        new ExecutorThreadFactory(
+                                "lake-stream-seal-"
+                                        + streamTable.spec().identifier()
+                                        + "-"
+                                        + getRuntimeContext()
+                                                .getTaskInfo()
+                                                .getIndexOfThisSubtask()));
         rowKindGenerator = RowKindGenerator.create(table.schema(), table.coreOptions());
     }
 
@@ -131,11 +146,7 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
         // runs while Paimon prepares its commit on this thread (file closes: disk and CPU), so
         // that the records queued behind the barrier wait for the longer of the two, not both.
         // No record is written meanwhile: this thread is the one that writes.
-        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        AheadCall<StreamSegmentWriter.Sealed> sealing =
-                AheadCall.start(
-                        "lake-stream-seal-" + streamTable.spec().identifier() + "-" + subtask,
-                        storeHalf::seal);
+        AheadCall<StreamSegmentWriter.Sealed> sealing = AheadCall.start(sealer, storeHalf::seal);
         List<Committable> committables;
         try {
             committables = new ArrayList<>(super.prepareCommit(waitCompaction, checkpointId));
@@ -166,6 +177,11 @@ public class LakeStreamWriteOperator extends RowDataStoreWriteOperator {
     public void close() throws Exception {
         try (AutoCloseable closeStore = storeHalf) {
             super.close();
+        } finally {
+            if (sealer != null) {
+                // no seal is under way: prepareCommit waits for each before it returns
+                sealer.shutdownNow();
+            }
         }
     }
 

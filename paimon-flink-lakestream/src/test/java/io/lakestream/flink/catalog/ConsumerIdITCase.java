@@ -278,7 +278,8 @@ class ConsumerIdITCase {
     }
 
     private static long checkpointOf(ConsumerPositions positions) {
-        Optional<ConsumerPositions.Recorded> recorded = positions.position();
+        Optional<ConsumerPositions.Recorded> recorded =
+                positions.nextSnapshot().flatMap(positions::positionAt);
         return recorded.map(ConsumerPositions.Recorded::checkpointId).orElse(-1L);
     }
 
