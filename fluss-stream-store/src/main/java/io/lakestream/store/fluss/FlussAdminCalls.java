@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -134,6 +135,38 @@ final class FlussAdminCalls {
                 throw new StreamStoreException("Interrupted while trying to " + what, e);
             }
         }
+    }
+
+    /**
+     * Sends {@code call} now and returns its wait, which behaves as {@link #awaitRetrying}: calls
+     * that do not depend on each other are all sent before the first is waited for, so that their
+     * round trips overlap instead of adding up.
+     */
+    <T> Supplier<T> sendRetrying(Supplier<CompletableFuture<T>> call, String what) {
+        CompletableFuture<T> sent;
+        RuntimeException notSent = null;
+        try {
+            sent = call.get();
+        } catch (RuntimeException e) {
+            sent = null;
+            notSent = e;
+        }
+        CompletableFuture<T> first = sent;
+        RuntimeException firstFailure = notSent;
+        AtomicBoolean firstTaken = new AtomicBoolean();
+        return () ->
+                awaitRetrying(
+                        () -> {
+                            if (firstTaken.getAndSet(true)) {
+                                return call.get();
+                            }
+                            if (firstFailure != null) {
+                                // as if thrown now: a call that could not be sent is retried
+                                throw firstFailure;
+                            }
+                            return first;
+                        },
+                        what);
     }
 
     /** Whether {@code e} was caused by a Fluss exception of type {@code type}. */

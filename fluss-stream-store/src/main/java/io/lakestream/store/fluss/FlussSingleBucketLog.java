@@ -20,9 +20,12 @@ package io.lakestream.store.fluss;
 
 import io.lakestream.store.StreamStoreException;
 
-import org.apache.fluss.client.Connection;
+import org.apache.paimon.data.BinaryRow;
+
+import org.apache.fluss.client.FlussConnection;
 import org.apache.fluss.client.admin.Admin;
 import org.apache.fluss.client.admin.OffsetSpec;
+import org.apache.fluss.client.metadata.MetadataUpdater;
 import org.apache.fluss.client.table.Table;
 import org.apache.fluss.client.table.scanner.ScanRecord;
 import org.apache.fluss.client.table.scanner.log.LogScanner;
@@ -38,6 +41,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A small durable log kept in a one-bucket Fluss log table: the fences and the writer leases of a
@@ -49,7 +53,11 @@ final class FlussSingleBucketLog implements AutoCloseable {
 
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
-    private final Admin admin;
+    /** The log's one bucket, in the form the offset listings take it. */
+    private static final Map<BinaryRow, List<Integer>> ONLY_BUCKET =
+            Collections.singletonMap(BinaryRow.EMPTY_ROW, Collections.singletonList(0));
+
+    private final MetadataUpdater metadata;
     private final FlussAdminCalls calls;
     private final TablePath path;
     private final Table table;
@@ -57,12 +65,12 @@ final class FlussSingleBucketLog implements AutoCloseable {
     private AppendWriter writer;
     private long nextOffset;
 
-    FlussSingleBucketLog(
-            Connection connection, Admin admin, FlussAdminCalls calls, TablePath path) {
-        this.admin = admin;
-        this.calls = calls;
-        this.path = path;
-        this.table = connection.getTable(path);
+    /** A log over {@code table}, a handle of the store's connection, which it closes. */
+    FlussSingleBucketLog(FlussStreamStore store, Table table) {
+        this.metadata = ((FlussConnection) store.connection()).getMetadataUpdater();
+        this.calls = store.calls();
+        this.table = table;
+        this.path = table.getTableInfo().getTablePath();
         this.scanner = table.newScan().createLogScanner();
         scanner.subscribeFromBeginning(0);
     }
@@ -133,14 +141,24 @@ final class FlussSingleBucketLog implements AutoCloseable {
     }
 
     List<ScanRecord> readNew() {
+        // the listing after one metadata refresh, as the store lists its logs' offsets: Fluss's
+        // Admin#listOffsets describes the table as well, one round trip more
+        AtomicBoolean asked = new AtomicBoolean();
         long end =
                 calls.awaitRetrying(
                         () ->
-                                admin.listOffsets(
+                                FlussOffsetRequests.send(
+                                                metadata,
                                                 path,
-                                                Collections.singletonList(0),
-                                                new OffsetSpec.LatestSpec())
-                                        .bucketResult(0),
+                                                null,
+                                                ONLY_BUCKET,
+                                                Collections.singletonList(
+                                                        new OffsetSpec.LatestSpec()),
+                                                Collections::emptySet,
+                                                asked.getAndSet(true))
+                                        .get(BinaryRow.EMPTY_ROW)
+                                        .get(0)
+                                        .thenApply(offsets -> offsets.get(0)),
                         "list offsets of " + path);
         List<ScanRecord> records = new ArrayList<>();
         long deadline = System.currentTimeMillis() + calls.timeout().toMillis();

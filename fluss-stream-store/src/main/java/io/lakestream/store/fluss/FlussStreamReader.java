@@ -96,11 +96,16 @@ final class FlussStreamReader implements StreamReader {
         }
     }
 
-    FlussStreamReader(FlussStreamStore store, StreamTable table, FlussStreamTableLayout layout) {
+    /** Reads {@code flussTable}, the stream table's Fluss handle, which it closes. */
+    FlussStreamReader(
+            FlussStreamStore store,
+            StreamTable table,
+            FlussStreamTableLayout layout,
+            Table flussTable) {
         this.store = store;
         this.table = table;
         this.layout = layout;
-        this.flussTable = store.connection().getTable(layout.tablePath());
+        this.flussTable = flussTable;
         this.scanner = flussTable.newScan().createLogScanner();
         // the scanner hands out rows of its table's schema, projecting records of other schemas
         this.converter =

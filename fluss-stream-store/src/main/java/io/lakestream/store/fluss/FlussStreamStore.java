@@ -40,6 +40,8 @@ import org.apache.fluss.client.FlussConnection;
 import org.apache.fluss.client.admin.Admin;
 import org.apache.fluss.client.admin.OffsetSpec;
 import org.apache.fluss.client.metadata.MetadataUpdater;
+import org.apache.fluss.client.table.FlussTable;
+import org.apache.fluss.client.table.Table;
 import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.config.Configuration;
 import org.apache.fluss.exception.PartitionNotExistException;
@@ -69,6 +71,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -336,15 +339,23 @@ public final class FlussStreamStore implements StreamStore {
     public StreamTable get(StreamTableSpec spec) {
         FlussStreamTableLayout layout = layout(spec);
         TablePath path = layout.tablePath();
-        if (!calls.awaitRetrying(() -> admin().tableExists(path), "look up table " + path)) {
-            throw new StreamStoreException(
-                    String.format(
-                            "The stream table %s of Paimon table %s does not exist in the Fluss "
-                                    + "cluster at %s. Enabling lake-stream mode on the table "
-                                    + "provisions it.",
-                            path, spec.identifier().getFullName(), calls.bootstrapServers()));
+        TableInfo info;
+        try {
+            // described without asking first whether it exists: one round trip, not two
+            info = calls.awaitRetrying(() -> admin().getTableInfo(path), "describe table " + path);
+        } catch (StreamStoreException e) {
+            if (FlussAdminCalls.causedBy(
+                    e, org.apache.fluss.exception.TableNotExistException.class)) {
+                throw new StreamStoreException(
+                        String.format(
+                                "The stream table %s of Paimon table %s does not exist in the "
+                                        + "Fluss cluster at %s. Enabling lake-stream mode on the "
+                                        + "table provisions it.",
+                                path, spec.identifier().getFullName(), calls.bootstrapServers()),
+                        e);
+            }
+            throw e;
         }
-        TableInfo info = describe(path);
         checkNotForeign(spec, info, true);
         return checked(layout, withAddedColumns(layout, info));
     }
@@ -472,31 +483,58 @@ public final class FlussStreamStore implements StreamStore {
 
     @Override
     public StreamWriter createWriter(StreamTable table) {
-        return new FlussStreamWriter(this, table, layoutOf(table));
+        FlussStreamTableLayout layout = layout(table.spec());
+        TableInfo info = describe(layout.tablePath());
+        checkCurrent(table, layout, info);
+        return new FlussStreamWriter(this, table, layout, openTable(info));
     }
 
     @Override
     public StreamReader createReader(StreamTable table) {
-        return new FlussStreamReader(this, table, layoutOf(table));
+        FlussStreamTableLayout layout = layout(table.spec());
+        TableInfo info = describe(layout.tablePath());
+        checkCurrent(table, layout, info);
+        return new FlussStreamReader(this, table, layout, openTable(info));
     }
 
     @Override
     public FenceLog openFenceLog(StreamTable table) {
-        FlussStreamTableLayout layout = layoutOf(table);
-        TablePath fences = FlussFenceLog.fenceTablePath(layout.tablePath());
-        checkNotForeign(table.spec(), describe(fences), false);
         return new FlussFenceLog(
-                new FlussSingleBucketLog(leased().connection, admin(), calls, fences),
+                openLogNextTo(table, FlussFenceLog::fenceTablePath),
                 new FlussPartitionNames(table.spec()));
     }
 
     @Override
     public WriterLeaseLog openWriterLeaseLog(StreamTable table) {
-        FlussStreamTableLayout layout = layoutOf(table);
-        TablePath leases = FlussWriterLeaseLog.writerTablePath(layout.tablePath());
-        checkNotForeign(table.spec(), describe(leases), false);
-        return new FlussWriterLeaseLog(
-                new FlussSingleBucketLog(leased().connection, admin(), calls, leases));
+        return new FlussWriterLeaseLog(openLogNextTo(table, FlussWriterLeaseLog::writerTablePath));
+    }
+
+    /**
+     * Opens the one-bucket log kept next to the stream table of {@code table}, after checking that
+     * the stream table is still the one {@code table} names and that the log belongs to its owner.
+     * Both tables are described with one wait: their descriptions travel together.
+     */
+    private FlussSingleBucketLog openLogNextTo(
+            StreamTable table, Function<TablePath, TablePath> logPath) {
+        FlussStreamTableLayout layout = layout(table.spec());
+        TablePath path = logPath.apply(layout.tablePath());
+        Supplier<TableInfo> streamInfo = describeSent(layout.tablePath());
+        Supplier<TableInfo> logInfo = describeSent(path);
+        checkCurrent(table, layout, streamInfo.get());
+        TableInfo info = logInfo.get();
+        checkNotForeign(table.spec(), info, false);
+        return new FlussSingleBucketLog(this, openTable(info));
+    }
+
+    /**
+     * Fluss's handle of a table described as {@code info}: what Fluss 0.9.1's {@code
+     * FlussConnection#getTable} does (a refresh of the table's metadata, then a handle on its
+     * description) without describing the table a second time, one round trip less.
+     */
+    Table openTable(TableInfo info) {
+        FlussConnection connection = (FlussConnection) connection();
+        connection.getMetadataUpdater().updateTableOrPartitionMetadata(info.getTablePath(), null);
+        return new FlussTable(connection, info.getTablePath(), info);
     }
 
     @Override
@@ -537,7 +575,17 @@ public final class FlussStreamStore implements StreamStore {
             StreamTable table,
             Collection<PartitionBucket> partitionBuckets,
             OffsetPosition position) {
-        return listOffsets(layoutOf(table), partitionBuckets, position);
+        FlussStreamTableLayout layout = layout(table.spec());
+        // the check that the stream table is still the one the handle names travels with the
+        // listings, and is waited for before them: offsets of a table dropped and created again
+        // are never returned, and a dropped one fails at once
+        Supplier<TableInfo> info = describeSent(layout.tablePath());
+        return listOffsets(
+                        layout,
+                        partitionBuckets,
+                        Collections.singletonList(position),
+                        () -> checkCurrent(table, layout, info.get()))
+                .get(0);
     }
 
     /**
@@ -560,6 +608,18 @@ public final class FlussStreamStore implements StreamStore {
             FlussStreamTableLayout layout,
             Collection<PartitionBucket> partitionBuckets,
             List<OffsetPosition> positions) {
+        return listOffsets(layout, partitionBuckets, positions, () -> {});
+    }
+
+    /**
+     * As {@link #listOffsets(FlussStreamTableLayout, Collection, List)}, running {@code
+     * beforeWaiting} once the listings are sent and before they are waited for.
+     */
+    private List<Map<PartitionBucket, Long>> listOffsets(
+            FlussStreamTableLayout layout,
+            Collection<PartitionBucket> partitionBuckets,
+            List<OffsetPosition> positions,
+            Runnable beforeWaiting) {
         List<OffsetSpec> specs = new ArrayList<>();
         List<Map<PartitionBucket, Long>> offsets = new ArrayList<>();
         for (OffsetPosition position : positions) {
@@ -591,6 +651,7 @@ public final class FlussStreamStore implements StreamStore {
                         specs,
                         existing,
                         false);
+        beforeWaiting.run();
         long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
         while (!pending.isEmpty()) {
             // partitions whose listing failed are asked again together, after one pause for all
@@ -703,7 +764,15 @@ public final class FlussStreamStore implements StreamStore {
      */
     FlussStreamTableLayout layoutOf(StreamTable table) {
         FlussStreamTableLayout layout = layout(table.spec());
-        TableInfo info = describe(layout.tablePath());
+        checkCurrent(table, layout, describe(layout.tablePath()));
+        return layout;
+    }
+
+    /**
+     * Checks that {@code info}, the description of the stream table at {@code layout}, is the
+     * incarnation {@code table} names and still belongs to its owner.
+     */
+    private void checkCurrent(StreamTable table, FlussStreamTableLayout layout, TableInfo info) {
         if (info.getTableId() != table.storeTableId()) {
             throw new StreamStoreException(
                     String.format(
@@ -720,12 +789,22 @@ public final class FlussStreamStore implements StreamStore {
         if (StreamTableOwner.claim(own, recorded) == StreamTableOwner.Claim.FOREIGN) {
             throw foreign(table.spec().identifier(), own, layout.tablePath(), recorded);
         }
-        return layout;
     }
 
     private TableInfo describe(TablePath path) {
+        return describeSent(path).get();
+    }
+
+    /** Sends the description of {@code path} now; the supplier waits for it. */
+    private Supplier<TableInfo> describeSent(TablePath path) {
+        Supplier<TableInfo> sent =
+                calls.sendRetrying(() -> admin().getTableInfo(path), "describe table " + path);
+        return () -> described(path, sent);
+    }
+
+    private TableInfo described(TablePath path, Supplier<TableInfo> sent) {
         try {
-            return calls.awaitRetrying(() -> admin().getTableInfo(path), "describe table " + path);
+            return sent.get();
         } catch (StreamStoreException e) {
             if (FlussAdminCalls.causedBy(
                     e, org.apache.fluss.exception.TableNotExistException.class)) {

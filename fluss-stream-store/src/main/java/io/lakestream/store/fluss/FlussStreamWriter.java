@@ -113,11 +113,16 @@ final class FlussStreamWriter implements StreamWriter {
     /** The target of the previous record: rows of one partition often follow each other. */
     private StreamPartitionTargets.Target lastTarget;
 
-    FlussStreamWriter(FlussStreamStore store, StreamTable table, FlussStreamTableLayout layout) {
+    /** Writes {@code flussTable}, the stream table's Fluss handle, which it closes. */
+    FlussStreamWriter(
+            FlussStreamStore store,
+            StreamTable table,
+            FlussStreamTableLayout layout,
+            Table flussTable) {
         this.store = store;
         this.table = table;
         this.layout = layout;
-        this.flussTable = store.connection().getTable(layout.tablePath());
+        this.flussTable = flussTable;
         this.tableInfo = flussTable.getTableInfo();
         FlussConnection connection = (FlussConnection) store.connection();
         this.writerClient = connection.getOrCreateWriterClient();

@@ -239,7 +239,40 @@ class FlussStreamStoreITCase {
                 .hasMessageContaining("was dropped and created again")
                 .hasMessageContaining(
                         "table id " + old.storeTableId() + " is now " + recreated.storeTableId());
+        // the checks that travel with other calls refuse the old handle as well
+        PartitionBucket bucket = new PartitionBucket(FlussStreamRoundTripITCase.partition("a"), 0);
+        List<PartitionBucket> buckets = Collections.singletonList(bucket);
+        assertThatThrownBy(() -> store.listOffsets(old, buckets, OffsetPosition.LATEST))
+                .hasMessageContaining("was dropped and created again");
+        assertThatThrownBy(() -> store.openFenceLog(old))
+                .hasMessageContaining("was dropped and created again");
+        assertThatThrownBy(() -> store.openWriterLeaseLog(old))
+                .hasMessageContaining("was dropped and created again");
+        assertThat(store.listOffsets(recreated, buckets, OffsetPosition.LATEST))
+                .containsEntry(bucket, 0L);
         assertThat(store.drop(Identifier.create("store_it", "not_there"), null)).isFalse();
+    }
+
+    /** A listing of a dropped stream table fails at once and names it, not at the timeout. */
+    @Test
+    void listingADroppedStreamTableNamesIt() {
+        StreamTable dropped = store.provision(spec("dropped_listing", 2));
+        assertThat(store.drop(dropped.spec().identifier(), null)).isTrue();
+        long started = System.nanoTime();
+        assertThatThrownBy(
+                        () ->
+                                store.listOffsets(
+                                        dropped,
+                                        Collections.singletonList(
+                                                new PartitionBucket(
+                                                        FlussStreamRoundTripITCase.partition("a"),
+                                                        1)),
+                                        OffsetPosition.LATEST))
+                .isInstanceOf(StreamStoreException.class)
+                .hasMessageContaining("store_it.dropped_listing does not exist");
+        assertThat(Duration.ofNanos(System.nanoTime() - started))
+                .as("failed before the request timeout")
+                .isLessThan(LakeStreamOptions.STORE_REQUEST_TIMEOUT.defaultValue());
     }
 
     /**

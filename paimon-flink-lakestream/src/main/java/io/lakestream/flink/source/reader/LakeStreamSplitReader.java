@@ -76,6 +76,7 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
     private final LakePartReader lake;
     private final BoundedMergeReader boundedMerge;
     private final LogPartReader logs;
+    private final ReaderLagMetrics lagMetrics;
 
     /** The rows after which this reader ends every split; {@link Long#MAX_VALUE} for none. */
     private final long limit;
@@ -124,6 +125,7 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
             Supplier<StreamStore> storeFactory) {
         this.limit = limit;
         ReaderLagMetrics readerMetrics = new ReaderLagMetrics(metrics);
+        this.lagMetrics = readerMetrics;
         this.store = new ReaderStore(streamTable, storeOptions, storeFactory);
         this.logs =
                 new LogPartReader(
@@ -288,7 +290,11 @@ final class LakeStreamSplitReader implements SplitReader<LakeStreamRecord, LakeS
         try {
             lake.close();
         } finally {
-            store.close();
+            try {
+                lagMetrics.close();
+            } finally {
+                store.close();
+            }
         }
     }
 }

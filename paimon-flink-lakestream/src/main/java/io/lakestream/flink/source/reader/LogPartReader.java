@@ -147,7 +147,7 @@ final class LogPartReader {
             checkStoreDelivers(reader);
             lastProgressAt = fetchedAt;
         }
-        lag.maybeRefreshEnds(fetchedAt, store.store(), store.streamTable());
+        lag.maybeRefreshEnds(fetchedAt, store::store, store.streamTable());
         return added;
     }
 
@@ -191,7 +191,7 @@ final class LogPartReader {
                     LakeStreamSplit split = logSplits.get(pb);
                     if (split != null) {
                         subscriptions.add(new StreamSubscription(pb, from, split.logStopOffset()));
-                        lag.track(pb, from);
+                        lag.track(pb, from, split.logStopOffset());
                     }
                 });
         reader.subscribe(subscriptions);
@@ -234,7 +234,7 @@ final class LogPartReader {
         store.log().subscribe(subscriptions);
         for (LakeStreamSplit split : toSubscribe) {
             logSplits.put(split.partitionBucket(), split);
-            lag.track(split.partitionBucket(), split.nextLogOffset());
+            lag.track(split.partitionBucket(), split.nextLogOffset(), split.logStopOffset());
         }
         toSubscribe.clear();
         lastProgressAt = System.currentTimeMillis();

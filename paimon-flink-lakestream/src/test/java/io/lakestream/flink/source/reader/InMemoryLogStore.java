@@ -44,6 +44,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A stream store of one process for split reader tests: a log per partition-bucket that tests
@@ -59,6 +61,12 @@ final class InMemoryLogStore implements StreamStore {
     final List<List<StreamSubscription>> subscribeCalls = new ArrayList<>();
 
     volatile boolean delivering = true;
+
+    /** How many times the store's end offsets were listed. */
+    final AtomicInteger endListings = new AtomicInteger();
+
+    /** When set, a listing of end offsets waits until it is counted down: a slow store. */
+    volatile CountDownLatch endListingGate;
 
     /** The fence log: fences that tests record, read in order. */
     final List<AbortedRange> fences = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -103,6 +111,18 @@ final class InMemoryLogStore implements StreamStore {
             StreamTable table,
             Collection<PartitionBucket> partitionBuckets,
             OffsetPosition position) {
+        if (position == OffsetPosition.LATEST) {
+            endListings.incrementAndGet();
+            CountDownLatch gate = endListingGate;
+            if (gate != null) {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
         Map<PartitionBucket, Long> offsets = new HashMap<>();
         for (PartitionBucket pb : partitionBuckets) {
             offsets.put(pb, position == OffsetPosition.EARLIEST ? 0L : end(pb));
