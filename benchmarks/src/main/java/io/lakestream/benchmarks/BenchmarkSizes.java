@@ -110,7 +110,8 @@ public final class BenchmarkSizes {
 
     /** The rows of the store tail of the scan scenario. */
     long tailRows() {
-        return Math.max(1, Math.round(rows * tailPercent / 100));
+        // at least one row of a tail asked for; none at 0: a table with nothing uncommitted
+        return tailPercent <= 0 ? 0 : Math.max(1, Math.round(rows * tailPercent / 100));
     }
 
     /** The sizes by name, for the report. */

@@ -43,7 +43,6 @@ final class TailScanScenario implements Scenario {
                 "scan: writing %,d rows, %,d of them as the store tail%n", sizes.rows, tail);
         TableEnvironment setup = sessions.batch();
         Tables.registerSequence(setup, "committed", 0, committed - 1, 0);
-        Tables.registerSequence(setup, "tail", committed, sizes.rows - 1, 0);
         for (boolean lakeStream : Sides.order(1)) {
             Tables.create(setup, lakeStream, TABLE, false, false);
             Sessions.run(
@@ -53,12 +52,21 @@ final class TailScanScenario implements Scenario {
                             + " "
                             + Tables.select("committed", false, 0));
         }
-        StoreTail.write(sessions, TABLE, committed, sizes.rows - 1);
-        Sessions.run(
-                setup,
-                "INSERT INTO " + Tables.name(false, TABLE) + " " + Tables.select("tail", false, 0));
+        if (tail > 0) {
+            Tables.registerSequence(setup, "tail", committed, sizes.rows - 1, 0);
+            StoreTail.write(sessions, TABLE, committed, sizes.rows - 1);
+            Sessions.run(
+                    setup,
+                    "INSERT INTO "
+                            + Tables.name(false, TABLE)
+                            + " "
+                            + Tables.select("tail", false, 0));
+        }
 
-        String percent = String.format("%s%% store tail", sizes.tailPercent);
+        String percent =
+                tail == 0
+                        ? "nothing uncommitted"
+                        : String.format("%s%% store tail", sizes.tailPercent);
         for (int round = 1; round <= sizes.rounds; round++) {
             System.out.printf("scan: round %d of %d%n", round, sizes.rounds);
             TableEnvironment tEnv = sessions.batch();

@@ -18,6 +18,7 @@
 
 package io.lakestream.store;
 
+import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.AbortedRanges;
 import io.lakestream.offsets.PartitionBucket;
 
@@ -35,9 +36,9 @@ import java.util.List;
  *
  * <ul>
  *   <li>to its end ({@link FenceLog#readNew}) when the reader is created, and once per batch of
- *       subscriptions: a restored writer records its fence before it writes anything new, so a
- *       partition-bucket whose log is started after a fence was recorded never returns a record the
- *       fence covers;
+ *       subscriptions, while the reader subscribes: a restored writer records its fence before it
+ *       writes anything new, so a partition-bucket whose log is started after a fence was recorded
+ *       never returns a record the fence covers;
  *   <li>after every non-empty poll, only what the fence log has delivered without asking ({@link
  *       FenceLog#pollNew}): a fence recorded while a partition-bucket is being read is applied as
  *       soon as it reaches the reader, within the store's fetch latency. Records of the failed
@@ -77,8 +78,17 @@ public final class FencedStreamReader implements StreamReader {
         if (subscriptions.isEmpty()) {
             return;
         }
-        reader.subscribe(subscriptions);
-        refreshFences();
+        // the fence log is read while the reader subscribes: each waits on the store, neither on
+        // the other, and a fence recorded before this call is listed by the read all the same
+        AheadCall<List<AbortedRange>> fresh =
+                AheadCall.start("lake-stream-fence-refresh", fenceLog::readNew);
+        try {
+            reader.subscribe(subscriptions);
+        } catch (RuntimeException e) {
+            fresh.await();
+            throw e;
+        }
+        fences.addAll(fresh.join());
     }
 
     @Override

@@ -35,6 +35,8 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
@@ -188,6 +190,25 @@ class FencedStreamReaderTest {
         assertThat(fenceLog.readNewCalls).isEqualTo(3);
     }
 
+    /**
+     * The fence log is read while the reader subscribes, not after: a subscription waits on the
+     * store, and so does the fence read.
+     */
+    @Test
+    void theFenceLogIsReadWhileTheReaderSubscribes() {
+        FencedStreamReader reader = new FencedStreamReader(source, fenceLog);
+        CountDownLatch fenceReadStarted = new CountDownLatch(1);
+        fenceLog.readStarted = fenceReadStarted;
+        source.subscribingWaitsFor = fenceReadStarted;
+        fenceLog.record(new AbortedRange(B1, 0, 2));
+
+        reader.subscribe(List.of(new StreamSubscription(B1, 0, 5)));
+
+        assertThat(source.subscriptions).containsKeys(B1);
+        source.batches.add(records(B1, 0, 5));
+        assertThat(offsets(reader.poll(TIMEOUT))).containsExactly(2L, 3L, 4L);
+    }
+
     private static List<StreamRecord> records(
             PartitionBucket partitionBucket, long fromOffset, long toOffset) {
         return LongStream.range(fromOffset, toOffset)
@@ -227,8 +248,23 @@ class FencedStreamReaderTest {
         boolean failOnClose;
         boolean closed;
 
+        /** When set, a subscription waits for it: a store call that takes a while. */
+        volatile CountDownLatch subscribingWaitsFor;
+
         @Override
         public void subscribe(PartitionBucket partitionBucket, long startOffset, long stopOffset) {
+            CountDownLatch waitFor = subscribingWaitsFor;
+            if (waitFor != null) {
+                try {
+                    if (!waitFor.await(30, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException(
+                                "the fence log was not read while the reader subscribed");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
             subscriptions.put(partitionBucket, List.of(startOffset, stopOffset));
         }
 
@@ -288,8 +324,14 @@ class FencedStreamReaderTest {
             recorded.addAll(ranges);
         }
 
+        /** Counted down when a read to the log's end starts. */
+        volatile CountDownLatch readStarted;
+
         @Override
         public List<AbortedRange> readNew() {
+            if (readStarted != null) {
+                readStarted.countDown();
+            }
             readNewCalls++;
             List<AbortedRange> news = new ArrayList<>(recorded.subList(readUpTo, recorded.size()));
             readUpTo = recorded.size();

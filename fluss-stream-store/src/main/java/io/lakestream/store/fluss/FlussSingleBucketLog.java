@@ -65,7 +65,17 @@ final class FlussSingleBucketLog implements AutoCloseable {
     private AppendWriter writer;
     private long nextOffset;
 
-    /** A log over {@code table}, a handle of the store's connection, which it closes. */
+    /**
+     * Whether this log refreshed its table's metadata: the handle is opened without a refresh, as
+     * the first {@link #readNew} makes one before it lists the log's end, and the first append
+     * makes one if no read came first (as Fluss's {@code Connection#getTable} would have).
+     */
+    private boolean metadataRefreshed;
+
+    /**
+     * A log over {@code table}, a handle of the store's connection opened without a metadata
+     * refresh, which it closes.
+     */
     FlussSingleBucketLog(FlussStreamStore store, Table table) {
         this.metadata = ((FlussConnection) store.connection()).getMetadataUpdater();
         this.calls = store.calls();
@@ -117,6 +127,10 @@ final class FlussSingleBucketLog implements AutoCloseable {
      */
     void appendAll(List<InternalRow> rows, String what) {
         if (writer == null) {
+            if (!metadataRefreshed) {
+                metadata.updateTableOrPartitionMetadata(path, null);
+                metadataRefreshed = true;
+            }
             writer = table.newAppend().createWriter();
         }
         CompletableFuture<?>[] appended = new CompletableFuture<?>[rows.size()];
@@ -160,6 +174,7 @@ final class FlussSingleBucketLog implements AutoCloseable {
                                         .get(0)
                                         .thenApply(offsets -> offsets.get(0)),
                         "list offsets of " + path);
+        metadataRefreshed = true;
         List<ScanRecord> records = new ArrayList<>();
         long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
         while (nextOffset < end) {

@@ -523,7 +523,10 @@ public final class FlussStreamStore implements StreamStore {
         checkCurrent(table, layout, streamInfo.get());
         TableInfo info = logInfo.get();
         checkNotForeign(table.spec(), info, false);
-        return new FlussSingleBucketLog(this, openTable(info));
+        // no metadata refresh of its own: the log's reads refresh it before they list its end,
+        // and its scanner and writer learn a table their client does not know yet
+        return new FlussSingleBucketLog(
+                this, new FlussTable(flussConnection(), info.getTablePath(), info));
     }
 
     /**
@@ -531,18 +534,24 @@ public final class FlussStreamStore implements StreamStore {
      * FlussConnection#getTable} does (a refresh of the table's metadata, then a handle on its
      * description) without describing the table a second time, one round trip less.
      */
-    Table openTable(TableInfo info) {
-        FlussConnection connection = (FlussConnection) connection();
+    private Table openTable(TableInfo info) {
+        FlussConnection connection = flussConnection();
         connection.getMetadataUpdater().updateTableOrPartitionMetadata(info.getTablePath(), null);
         return new FlussTable(connection, info.getTablePath(), info);
     }
 
+    private FlussConnection flussConnection() {
+        return (FlussConnection) connection();
+    }
+
     @Override
     public List<BinaryRow> listPartitions(StreamTable table) {
-        FlussStreamTableLayout layout = layoutOf(table);
         if (!table.spec().isPartitioned()) {
+            // its one partition, known without a round trip: a call that reads it checks the
+            // table's incarnation itself
             return Collections.singletonList(BinaryRow.EMPTY_ROW);
         }
+        FlussStreamTableLayout layout = layoutOf(table);
         FlussPartitionNames names = new FlussPartitionNames(table.spec());
         List<BinaryRow> partitions = new ArrayList<>();
         for (PartitionInfo info : partitionInfos(layout.tablePath())) {

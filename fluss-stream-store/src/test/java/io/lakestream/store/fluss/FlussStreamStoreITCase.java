@@ -19,7 +19,9 @@
 package io.lakestream.store.fluss;
 
 import io.lakestream.LakeStreamOptions;
+import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.store.FenceLog;
 import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamRecord;
@@ -231,6 +233,10 @@ class FlussStreamStoreITCase {
     @Test
     void aDroppedAndRecreatedTableInvalidatesOldHandles() {
         StreamTable old = store.provision(spec("recreated", 2));
+        try (FenceLog fences = store.openFenceLog(old)) {
+            // this client learns the first incarnation of the fence log
+            assertThat(fences.readNew()).isEmpty();
+        }
         assertThat(store.drop(old.spec().identifier(), null)).isTrue();
         StreamTable recreated = store.provision(spec("recreated", 2));
         assertThat(recreated.storeTableId()).isNotEqualTo(old.storeTableId());
@@ -250,6 +256,14 @@ class FlussStreamStoreITCase {
                 .hasMessageContaining("was dropped and created again");
         assertThat(store.listOffsets(recreated, buckets, OffsetPosition.LATEST))
                 .containsEntry(bucket, 0L);
+        // the new incarnation's logs work though the client knew the old ones under their names
+        AbortedRange range = new AbortedRange(bucket, 3, 5);
+        try (FenceLog fences = store.openFenceLog(recreated)) {
+            fences.recordAll(Collections.singletonList(range));
+        }
+        try (FenceLog fences = store.openFenceLog(recreated)) {
+            assertThat(fences.readNew()).containsExactly(range);
+        }
         assertThat(store.drop(Identifier.create("store_it", "not_there"), null)).isFalse();
     }
 
