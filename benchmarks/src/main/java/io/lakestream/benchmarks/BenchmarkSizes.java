@@ -108,6 +108,21 @@ public final class BenchmarkSizes {
         return only.isEmpty() || only.contains(name);
     }
 
+    /**
+     * How the freshness writer paces its rows: {@code burst} (Flink SQL's {@code datagen}: each
+     * source subtask emits a second's rows at once, then sleeps) or {@code even} (Flink's {@code
+     * DataGeneratorSource} with a rate limiter: one row every {@code 1/rate} s, as records of a
+     * stream arrive).
+     */
+    static String freshnessPacing() {
+        String pacing = property("bench.freshness.pacing", "burst");
+        if (!pacing.equals("burst") && !pacing.equals("even")) {
+            throw new IllegalArgumentException(
+                    "-Dbench.freshness.pacing=" + pacing + ": 'burst' or 'even'");
+        }
+        return pacing;
+    }
+
     /** The rows of the store tail of the scan scenario. */
     long tailRows() {
         // at least one row of a tail asked for; none at 0: a table with nothing uncommitted
@@ -130,6 +145,7 @@ public final class BenchmarkSizes {
         map.put("store", property("bench.store", "fluss"));
         map.put("fluss", property("bench.fluss", "in-process"));
         map.put("pin", property("bench.pin", "false"));
+        map.put("freshness.pacing", freshnessPacing());
         return map;
     }
 

@@ -18,7 +18,13 @@
 
 package io.lakestream.benchmarks;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
@@ -90,7 +96,8 @@ final class FreshnessScenario implements Scenario {
                                     warmUpRows)) {
                 awaitRunning(lake.job());
                 awaitRunning(paimon.job());
-                JobClient writer = startWriter(sessions.streaming(interval), table, sizes, rows);
+                StreamExecutionEnvironment env = sessions.streamingEnvironment(interval);
+                JobClient writer = startWriter(env, sessions.tables(env), table, sizes, rows);
                 try {
                     long deadline =
                             System.nanoTime()
@@ -150,8 +157,27 @@ final class FreshnessScenario implements Scenario {
      * no end-of-input commit makes Paimon fresher than its checkpoints would).
      */
     private static JobClient startWriter(
-            StreamTableEnvironment tEnv, String table, BenchmarkSizes sizes, int rows) {
-        Tables.registerSequence(tEnv, "fresh", 0, rows - 1, sizes.freshnessRate);
+            StreamExecutionEnvironment env,
+            StreamTableEnvironment tEnv,
+            String table,
+            BenchmarkSizes sizes,
+            int rows) {
+        if (BenchmarkSizes.freshnessPacing().equals("even")) {
+            // Flink's rate limiter spaces the rows evenly; one subtask, so that ids grow with
+            // time as the probes' warm-up (the first ids) takes them
+            DataGeneratorSource<Long> source =
+                    new DataGeneratorSource<>(
+                            index -> index,
+                            rows,
+                            RateLimiterStrategy.perSecond(sizes.freshnessRate),
+                            Types.LONG);
+            DataStream<Long> ids =
+                    env.fromSource(source, WatermarkStrategy.noWatermarks(), "fresh")
+                            .setParallelism(1);
+            tEnv.createTemporaryView("fresh", tEnv.fromDataStream(ids).as("id"));
+        } else {
+            Tables.registerSequence(tEnv, "fresh", 0, rows - 1, sizes.freshnessRate);
+        }
         Tables.registerKeepAlive(tEnv, "keep_alive");
         tEnv.executeSql(
                 "CREATE TEMPORARY VIEW written AS SELECT id FROM fresh UNION ALL SELECT id FROM"
