@@ -283,7 +283,9 @@ class LakeStreamSinkITCase {
         FileStoreTable table = tables.create("tm_restart", true);
         int rows = 6_000;
         StreamExecutionEnvironment env = SinkTestTables.env(2, 200);
-        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(10, 200));
+        // attempts that find no slot fail at once until the new TaskManager registered, which
+        // can take seconds on two busy cores: 60 attempts 500 ms apart allow for 30 s
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(60, 500));
         DataStream<RowData> input =
                 env.fromSource(
                         new DataGeneratorSource<>(
