@@ -48,12 +48,7 @@ final class InsertScenario implements Scenario {
                     String table = (primaryKey ? "insert_pk_" : "insert_append_") + round;
                     Tables.create(tEnv, lakeStream, table, primaryKey, false);
                     double seconds =
-                            Sessions.timeSeconds(
-                                    tEnv,
-                                    "INSERT INTO "
-                                            + Tables.name(lakeStream, table)
-                                            + " "
-                                            + Tables.select("gen", false, 0));
+                            Sessions.timeSeconds(tEnv, Tables.insert(lakeStream, table, "gen", 0));
                     Sides.record(results, lakeStream, figure, "rows/s", true, sizes.rows / seconds);
                 }
             }

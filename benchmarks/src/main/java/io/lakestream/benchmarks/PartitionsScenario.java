@@ -50,11 +50,7 @@ final class PartitionsScenario implements Scenario {
                 Tables.create(tEnv, lakeStream, table, false, true);
                 double seconds =
                         Sessions.timeSeconds(
-                                tEnv,
-                                "INSERT INTO "
-                                        + Tables.name(lakeStream, table)
-                                        + " "
-                                        + Tables.select("gen", true, partitions));
+                                tEnv, Tables.insert(lakeStream, table, "gen", partitions));
                 Sides.record(
                         results,
                         lakeStream,

@@ -140,6 +140,17 @@ final class Tables {
                 + source;
     }
 
+    /**
+     * The INSERT of the sequence {@code source}'s rows into {@code table} of one side, partitioned
+     * by {@code id % partitions} when {@code partitions > 0}.
+     */
+    static String insert(boolean lakeStream, String table, String source, int partitions) {
+        return "INSERT INTO "
+                + name(lakeStream, table)
+                + " "
+                + select(source, partitions > 0, partitions);
+    }
+
     /** A blackhole table with the columns of the (unpartitioned) benchmark tables. */
     static void registerBlackhole(TableEnvironment tEnv, String name) {
         tEnv.executeSql(

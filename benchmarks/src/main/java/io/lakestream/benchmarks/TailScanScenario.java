@@ -45,22 +45,12 @@ final class TailScanScenario implements Scenario {
         Tables.registerSequence(setup, "committed", 0, committed - 1, 0);
         for (boolean lakeStream : Sides.order(1)) {
             Tables.create(setup, lakeStream, TABLE, false, false);
-            Sessions.run(
-                    setup,
-                    "INSERT INTO "
-                            + Tables.name(lakeStream, TABLE)
-                            + " "
-                            + Tables.select("committed", false, 0));
+            Sessions.run(setup, Tables.insert(lakeStream, TABLE, "committed", 0));
         }
         if (tail > 0) {
             Tables.registerSequence(setup, "tail", committed, sizes.rows - 1, 0);
             StoreTail.write(sessions, TABLE, committed, sizes.rows - 1);
-            Sessions.run(
-                    setup,
-                    "INSERT INTO "
-                            + Tables.name(false, TABLE)
-                            + " "
-                            + Tables.select("tail", false, 0));
+            Sessions.run(setup, Tables.insert(false, TABLE, "tail", 0));
         }
 
         String percent =

@@ -26,6 +26,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * A {@link StreamReader} that skips fenced records: the offsets that a failed writer attempt wrote
@@ -55,6 +57,12 @@ public final class FencedStreamReader implements StreamReader {
     private final AbortedRanges fences = new AbortedRanges();
     private long skippedRecords;
 
+    /**
+     * The thread that reads the fence log while the reader subscribes: one per reader, started at
+     * its first subscription, as a reader subscribes again and again (at every new split).
+     */
+    private ExecutorService fenceReads;
+
     public FencedStreamReader(StreamReader reader, FenceLog fenceLog) {
         this.reader = reader;
         this.fenceLog = fenceLog;
@@ -80,8 +88,16 @@ public final class FencedStreamReader implements StreamReader {
         }
         // the fence log is read while the reader subscribes: each waits on the store, neither on
         // the other, and a fence recorded before this call is listed by the read all the same
-        AheadCall<List<AbortedRange>> fresh =
-                AheadCall.start("lake-stream-fence-refresh", fenceLog::readNew);
+        if (fenceReads == null) {
+            fenceReads =
+                    Executors.newSingleThreadExecutor(
+                            task -> {
+                                Thread thread = new Thread(task, "lake-stream-fence-refresh");
+                                thread.setDaemon(true);
+                                return thread;
+                            });
+        }
+        AheadCall<List<AbortedRange>> fresh = AheadCall.start(fenceReads, fenceLog::readNew);
         try {
             reader.subscribe(subscriptions);
         } catch (RuntimeException e) {
@@ -146,6 +162,10 @@ public final class FencedStreamReader implements StreamReader {
 
     @Override
     public void close() {
+        if (fenceReads != null) {
+            // no read is in flight: subscribe waits for the one it started
+            fenceReads.shutdown();
+        }
         try {
             reader.close();
         } finally {

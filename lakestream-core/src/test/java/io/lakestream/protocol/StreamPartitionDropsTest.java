@@ -23,10 +23,8 @@ import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.protocol.StreamPartitionDrops.Action;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
@@ -222,7 +220,7 @@ class StreamPartitionDropsTest {
     }
 
     private static StreamTable streamTable(FileStoreTable table) {
-        return new StreamTable(StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
+        return LocalPaimonTables.streamTable(table);
     }
 
     /** A store holding the partitions of {@code ends}, at those end offsets. */

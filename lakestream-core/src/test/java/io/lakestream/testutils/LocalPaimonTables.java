@@ -20,6 +20,8 @@ package io.lakestream.testutils;
 
 import io.lakestream.offsets.SnapshotOffsets;
 import io.lakestream.offsets.StreamOffsets;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.StreamTableSpec;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -79,6 +81,17 @@ public final class LocalPaimonTables {
         Identifier identifier = Identifier.create("db", name);
         catalog.createTable(identifier, schema, false);
         return (FileStoreTable) catalog.getTable(identifier);
+    }
+
+    /**
+     * The stream table of {@code table} as the catalog would name it: the store table has the
+     * Paimon table's full name and id 1.
+     */
+    public static StreamTable streamTable(FileStoreTable table) {
+        return new StreamTable(
+                StreamTableSpec.of(Identifier.fromString(table.fullName()), table),
+                table.fullName(),
+                1L);
     }
 
     /** Commits {@code rows} as another writer would (a batch job, another engine): no offsets. */

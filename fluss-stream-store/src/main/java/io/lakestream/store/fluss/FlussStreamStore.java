@@ -483,18 +483,33 @@ public final class FlussStreamStore implements StreamStore {
 
     @Override
     public StreamWriter createWriter(StreamTable table) {
-        FlussStreamTableLayout layout = layout(table.spec());
-        TableInfo info = describe(layout.tablePath());
-        checkCurrent(table, layout, info);
-        return new FlussStreamWriter(this, table, layout, openTable(info));
+        return openChecked(table, FlussStreamWriter::new);
     }
 
     @Override
     public StreamReader createReader(StreamTable table) {
+        return openChecked(table, FlussStreamReader::new);
+    }
+
+    /** What a reader or a writer is made of: the store, the table, its layout and Fluss handle. */
+    @FunctionalInterface
+    private interface HandleUser<T> {
+        T create(
+                FlussStreamStore store,
+                StreamTable table,
+                FlussStreamTableLayout layout,
+                Table handle);
+    }
+
+    /**
+     * Makes a reader or writer of {@code table} after checking that its stream table is still the
+     * one {@code table} names, with a Fluss handle made from the description that was checked.
+     */
+    private <T> T openChecked(StreamTable table, HandleUser<T> user) {
         FlussStreamTableLayout layout = layout(table.spec());
         TableInfo info = describe(layout.tablePath());
         checkCurrent(table, layout, info);
-        return new FlussStreamReader(this, table, layout, openTable(info));
+        return user.create(this, table, layout, openTable(info));
     }
 
     @Override

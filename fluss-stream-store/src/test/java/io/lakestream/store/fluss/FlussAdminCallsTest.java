@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,16 +43,17 @@ class FlussAdminCallsTest {
     private final FlussAdminCalls calls =
             new FlussAdminCalls("fluss-host:9123", Duration.ofSeconds(10));
 
+    /** How many times the call was sent. */
+    private final AtomicInteger sent = new AtomicInteger();
+
+    /** Sends a call whose {@code n}-th sending (from 1) is {@code attempt.apply(n)}. */
+    private Supplier<String> send(IntFunction<CompletableFuture<String>> attempt) {
+        return calls.sendRetrying(() -> attempt.apply(sent.incrementAndGet()), "describe a table");
+    }
+
     @Test
     void isSentBeforeItsWaitAndOnlyOnce() {
-        AtomicInteger sent = new AtomicInteger();
-        Supplier<String> wait =
-                calls.sendRetrying(
-                        () -> {
-                            sent.incrementAndGet();
-                            return CompletableFuture.completedFuture("described");
-                        },
-                        "describe a table");
+        Supplier<String> wait = send(n -> CompletableFuture.completedFuture("described"));
         assertThat(sent).hasValue(1);
         assertThat(wait.get()).isEqualTo("described");
         assertThat(sent).hasValue(1);
@@ -59,46 +61,38 @@ class FlussAdminCallsTest {
 
     @Test
     void isAskedAgainAfterARetriableFailure() {
-        AtomicInteger sent = new AtomicInteger();
         Supplier<String> wait =
-                calls.sendRetrying(
-                        () ->
-                                sent.incrementAndGet() == 1
+                send(
+                        n ->
+                                n == 1
                                         ? CompletableFuture.failedFuture(
                                                 new LeaderNotAvailableException("moving"))
-                                        : CompletableFuture.completedFuture("described"),
-                        "describe a table");
+                                        : CompletableFuture.completedFuture("described"));
         assertThat(wait.get()).isEqualTo("described");
         assertThat(sent).hasValue(2);
     }
 
     @Test
     void isAskedAgainWhenItCouldNotBeSent() {
-        AtomicInteger sent = new AtomicInteger();
         Supplier<String> wait =
-                calls.sendRetrying(
-                        () -> {
-                            if (sent.incrementAndGet() == 1) {
+                send(
+                        n -> {
+                            if (n == 1) {
                                 throw new IllegalStateException("no leader in the metadata yet");
                             }
                             return CompletableFuture.completedFuture("described");
-                        },
-                        "describe a table");
+                        });
         assertThat(wait.get()).isEqualTo("described");
         assertThat(sent).hasValue(2);
     }
 
     @Test
     void failsAtOnceOnAnotherFailure() {
-        AtomicInteger sent = new AtomicInteger();
         Supplier<String> wait =
-                calls.sendRetrying(
-                        () -> {
-                            sent.incrementAndGet();
-                            return CompletableFuture.failedFuture(
-                                    new IllegalArgumentException("no such table"));
-                        },
-                        "describe a table");
+                send(
+                        n ->
+                                CompletableFuture.failedFuture(
+                                        new IllegalArgumentException("no such table")));
         assertThatThrownBy(wait::get)
                 .isInstanceOf(StreamStoreException.class)
                 .hasMessageContaining(

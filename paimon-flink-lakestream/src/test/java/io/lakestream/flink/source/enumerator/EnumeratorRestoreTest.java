@@ -21,10 +21,8 @@ package io.lakestream.flink.source.enumerator;
 import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryRowWriter;
 import org.apache.paimon.schema.Schema;
@@ -73,11 +71,7 @@ class EnumeratorRestoreTest {
                                 .option("bucket", "2")
                                 .option("bucket-key", "id")
                                 .build());
-        streamTable =
-                new StreamTable(
-                        StreamTableSpec.of(Identifier.create("db", "hourly"), table),
-                        "db.hourly",
-                        1L);
+        streamTable = LocalPaimonTables.streamTable(table);
     }
 
     @Test

@@ -22,10 +22,8 @@ import io.lakestream.flink.source.split.LakeStreamSplit;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
@@ -94,9 +92,7 @@ class ForeignCommitsFollowingTest {
             schema.option(options[i], options[i + 1]);
         }
         table = LocalPaimonTables.create(warehouse, "t", schema.build());
-        streamTable =
-                new StreamTable(
-                        StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
+        streamTable = LocalPaimonTables.streamTable(table);
     }
 
     private void commitWithOffsets(long offset, int... ids) throws Exception {

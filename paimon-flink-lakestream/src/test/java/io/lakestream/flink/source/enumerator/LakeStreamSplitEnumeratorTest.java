@@ -27,10 +27,8 @@ import io.lakestream.read.plan.LogStop;
 import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
@@ -85,9 +83,7 @@ class LakeStreamSplitEnumeratorTest {
                                 .option("snapshot.num-retained.min", "3")
                                 .option("snapshot.num-retained.max", "3")
                                 .build());
-        streamTable =
-                new StreamTable(
-                        StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
+        streamTable = LocalPaimonTables.streamTable(table);
     }
 
     /** Rows and offsets committed in one snapshot, as the lake-stream sink commits them. */

@@ -24,10 +24,8 @@ import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.store.FenceLog;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.predicate.PredicateBuilder;
@@ -105,9 +103,7 @@ class PlannedRowCountTest {
                         new AbortedRange(new PartitionBucket(one, 0), 6, 8),
                         new AbortedRange(new PartitionBucket(one, 0), 0, 3),
                         new AbortedRange(new PartitionBucket(two, 1), 7, 20));
-        StreamTable streamTable =
-                new StreamTable(
-                        StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
+        StreamTable streamTable = LocalPaimonTables.streamTable(table);
         Supplier<StreamStore> store = () -> store(partitionList, ends, fences, true);
 
         assertThat(PlannedRowCount.count(table, streamTable, null, false, false, LEASE, store))
@@ -147,9 +143,7 @@ class PlannedRowCountTest {
                                 .primaryKey("dt", "id")
                                 .option("bucket", String.valueOf(BUCKETS))
                                 .build());
-        StreamTable streamTable =
-                new StreamTable(
-                        StreamTableSpec.of(Identifier.create("db", "pk"), table), "db.pk", 1L);
+        StreamTable streamTable = LocalPaimonTables.streamTable(table);
         OptionalLong count =
                 PlannedRowCount.count(
                         table,

@@ -27,11 +27,9 @@ import io.lakestream.read.plan.UnionReadPlanner;
 import io.lakestream.store.OffsetPosition;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.LocalPaimonTables;
 
 import org.apache.paimon.Snapshot;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
@@ -119,9 +117,7 @@ class PlanningBenchmark {
         assertThat(offsets).hasSize(PARTITIONS * BUCKETS);
         assertThat(partitions).hasSize(PARTITIONS);
 
-        StreamTable streamTable =
-                new StreamTable(
-                        StreamTableSpec.of(Identifier.create("db", "t"), table), "db.t", 1L);
+        StreamTable streamTable = LocalPaimonTables.streamTable(table);
         StreamStore store = storeOf(new ArrayList<>(partitions), offsets);
         UnionReadPlanner planner = new UnionReadPlanner(table, streamTable, null);
 

@@ -27,11 +27,8 @@ import io.lakestream.offsets.StreamOffsets;
 import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamSubscription;
-import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamTableSpec;
 import io.lakestream.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
@@ -117,10 +114,9 @@ class LakeStreamSplitReaderTest {
 
     /** A reader that ends its splits after {@code limit} rows. */
     private static LakeStreamSplitReader reader(FileStoreTable table, long limit) {
-        Identifier identifier = Identifier.fromString(table.fullName());
         return new LakeStreamSplitReader(
                 table,
-                new StreamTable(StreamTableSpec.of(identifier, table), table.fullName(), 1L),
+                LocalPaimonTables.streamTable(table),
                 Collections.emptyMap(),
                 null,
                 null,
@@ -342,12 +338,11 @@ class LakeStreamSplitReaderTest {
             FileStoreTable table,
             Map<String, String> options,
             @Nullable CommittedOffsets committed) {
-        Identifier identifier = Identifier.fromString(table.fullName());
         Map<String, String> all = new HashMap<>(options);
         all.put("lake-stream.fluss.bootstrap.servers", "fluss-host:9123");
         return new LakeStreamSplitReader(
                 table,
-                new StreamTable(StreamTableSpec.of(identifier, table), table.fullName(), 1L),
+                LocalPaimonTables.streamTable(table),
                 all,
                 null,
                 null,

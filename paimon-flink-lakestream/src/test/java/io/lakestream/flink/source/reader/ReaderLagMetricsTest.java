@@ -21,10 +21,9 @@ package io.lakestream.flink.source.reader;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamTable;
-import io.lakestream.store.StreamTableSpec;
+import io.lakestream.testutils.Await;
 import io.lakestream.testutils.LocalPaimonTables;
 
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
@@ -71,11 +70,7 @@ class ReaderLagMetricsTest {
                                 .option("bucket", "2")
                                 .option("bucket-key", "id")
                                 .build());
-        streamTable =
-                new StreamTable(
-                        StreamTableSpec.of(Identifier.fromString(table.fullName()), table),
-                        table.fullName(),
-                        1L);
+        streamTable = LocalPaimonTables.streamTable(table);
         metrics =
                 new ReaderLagMetrics(
                         InternalSourceReaderMetricGroup.mock(
@@ -125,19 +120,18 @@ class ReaderLagMetricsTest {
         assertThat(store.endListings).hasValue(1);
 
         slowStore.countDown();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (pendingRecords() != 5 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertThat(pendingRecords()).as("after the store answered").isEqualTo(5);
+        Await.until(
+                () -> pendingRecords() == 5,
+                Duration.ofSeconds(30),
+                () -> "the lag after the store answered is 5, not " + pendingRecords());
         metrics.close();
     }
 
-    private void awaitListings(int count) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (store.endListings.get() < count && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+    private void awaitListings(int count) throws Exception {
+        Await.until(
+                () -> store.endListings.get() >= count,
+                Duration.ofSeconds(30),
+                () -> count + " end listings, not " + store.endListings.get());
         assertThat(store.endListings).hasValue(count);
     }
 }
