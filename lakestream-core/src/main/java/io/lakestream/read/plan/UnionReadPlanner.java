@@ -41,6 +41,7 @@ import javax.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -174,14 +175,14 @@ public final class UnionReadPlanner {
         // stop is decided first (whether a writer is live): the store's partitions are listed only
         // when a log may read past the snapshot's offsets (Fluss's coordinator reads each
         // partition from ZooKeeper, about 0.3-0.5 s at 1,000)
+        StreamOffsets offsets = readStart.logOffsets();
         AheadCall<StorePart> storePart =
                 store == null
                         ? null
                         : AheadCall.start(
                                 "lake-stream-plan-" + table.fullName(),
-                                () -> StorePart.decide(store, streamTable, logStop));
+                                () -> decideStorePart(store, logStop, offsets));
         Map<PartitionBucket, List<DataSplit>> lake = new LinkedHashMap<>();
-        StreamOffsets offsets = readStart.logOffsets();
         if (snapshot != null && readStart.readsState()) {
             // every file the snapshot commits, level 0 included: the store part starts above
             // all of them
@@ -209,13 +210,16 @@ public final class UnionReadPlanner {
             }
         }
         LogStop decided = logStop;
+        Map<PartitionBucket, Long> stops = null;
         if (store != null) {
             StorePart part = storePart.join();
             all.addAll(partitionBuckets(part.partitions));
             decided = part.stop;
+            stops = part.stops;
         }
-        Map<PartitionBucket, Long> stops =
-                decided == null ? null : decided.stopOffsets(offsets, all);
+        if (decided != null) {
+            stops = stopsOf(decided, offsets, all, stops);
+        }
         List<BucketRead> splits = new ArrayList<>();
         for (PartitionBucket pb : all) {
             long start = offsets.offsetOr(pb, 0L);
@@ -233,24 +237,75 @@ public final class UnionReadPlanner {
         return new Plan(snapshot == null ? null : snapshot.id(), splits, readStart.changesAfter());
     }
 
+    /**
+     * The store's part of one plan, decided on the planner's ahead thread while Paimon's part is
+     * planned: whether a writer is live (the stop), the store's partitions when a log may read past
+     * the snapshot, and then the stop offsets of every partition-bucket known before Paimon's plan
+     * (the snapshot's and the store's), so that a read beside a live writer lists the store's ends
+     * off the planning thread too.
+     */
+    private StorePart decideStorePart(
+            StreamStore store, @Nullable LogStop logStop, StreamOffsets offsets) {
+        LogStop stop = logStop == null ? null : logStop.atPlanning();
+        if (stop == null || stop.beyondSnapshot()) {
+            List<BinaryRow> partitions = store.listPartitions(streamTable);
+            Map<PartitionBucket, Long> stops = null;
+            if (stop != null) {
+                Set<PartitionBucket> known = new LinkedHashSet<>(partitionBuckets(partitions));
+                for (PartitionBucket pb : offsets.asMap().keySet()) {
+                    if (keeps(pb.partition())) {
+                        known.add(pb);
+                    }
+                }
+                stops = stop.stopOffsets(offsets, known);
+            }
+            return new StorePart(stop, partitions, stops);
+        }
+        return new StorePart(stop, Collections.emptyList(), null);
+    }
+
+    /**
+     * The stop offsets of {@code all}: those listed ahead in {@code ahead} (null when none were),
+     * and {@code stop}'s offsets of the rest, asked now (a partition-bucket only Paimon's plan
+     * knows: files of a writer that never wrote the store).
+     */
+    private static Map<PartitionBucket, Long> stopsOf(
+            LogStop stop,
+            StreamOffsets offsets,
+            Set<PartitionBucket> all,
+            @Nullable Map<PartitionBucket, Long> ahead) {
+        if (ahead == null) {
+            return stop.stopOffsets(offsets, all);
+        }
+        List<PartitionBucket> rest = new ArrayList<>();
+        for (PartitionBucket pb : all) {
+            if (!ahead.containsKey(pb)) {
+                rest.add(pb);
+            }
+        }
+        if (rest.isEmpty()) {
+            return ahead;
+        }
+        Map<PartitionBucket, Long> stops = new HashMap<>(ahead);
+        stops.putAll(stop.stopOffsets(offsets, rest));
+        return stops;
+    }
+
     /** The store's part of one plan: where its logs stop, and its partitions where they count. */
     private static final class StorePart {
         @Nullable final LogStop stop;
         final List<BinaryRow> partitions;
 
-        private StorePart(@Nullable LogStop stop, List<BinaryRow> partitions) {
+        /** The stop offsets listed ahead, or null when the stop lists none (or there is none). */
+        @Nullable final Map<PartitionBucket, Long> stops;
+
+        private StorePart(
+                @Nullable LogStop stop,
+                List<BinaryRow> partitions,
+                @Nullable Map<PartitionBucket, Long> stops) {
             this.stop = stop;
             this.partitions = partitions;
-        }
-
-        static StorePart decide(
-                StreamStore store, StreamTable streamTable, @Nullable LogStop logStop) {
-            LogStop stop = logStop == null ? null : logStop.atPlanning();
-            List<BinaryRow> partitions =
-                    stop == null || stop.beyondSnapshot()
-                            ? store.listPartitions(streamTable)
-                            : Collections.emptyList();
-            return new StorePart(stop, partitions);
+            this.stops = stops;
         }
     }
 

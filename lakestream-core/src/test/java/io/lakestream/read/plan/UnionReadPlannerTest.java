@@ -44,9 +44,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -129,6 +132,61 @@ class UnionReadPlannerTest {
 
             assertThat(stops(plan)).containsOnly(Map.entry(D0, "1-2"), Map.entry(D1, "0-2"));
         }
+    }
+
+    @Test
+    void
+            besideALiveWriterTheEndsAreListedWhilePaimonPlansAndAPartitionOnlyPaimonHasStopsAtItsStart()
+                    throws Exception {
+        // another writer commits partition d2, which the store does not have
+        LocalPaimonTables.commitWithoutOffsets(table, Collections.singletonList(row(5, "d2")));
+        PartitionBucket d2 = new PartitionBucket(BinaryRow.singleColumn("d2"), 0);
+        Map<String, Set<PartitionBucket>> listedOn = new ConcurrentHashMap<>();
+        LogStop live = LogStop.storeEnds(store, streamTable, LEASE_TIMEOUT);
+        LogStop recorded =
+                new LogStop() {
+                    @Override
+                    public Map<PartitionBucket, Long> stopOffsets(
+                            StreamOffsets offsets, Collection<PartitionBucket> pbs) {
+                        throw new AssertionError("a plan asks the stop it decided at planning");
+                    }
+
+                    @Override
+                    public LogStop atPlanning() {
+                        LogStop decided = live.atPlanning();
+                        return new LogStop() {
+                            @Override
+                            public Map<PartitionBucket, Long> stopOffsets(
+                                    StreamOffsets offsets, Collection<PartitionBucket> pbs) {
+                                listedOn.computeIfAbsent(
+                                                Thread.currentThread().getName(),
+                                                t -> ConcurrentHashMap.newKeySet())
+                                        .addAll(pbs);
+                                return decided.stopOffsets(offsets, pbs);
+                            }
+
+                            @Override
+                            public boolean beyondSnapshot() {
+                                return decided.beyondSnapshot();
+                            }
+                        };
+                    }
+                };
+        try (WriterLease lease =
+                new WriterLease(store, streamTable, "writer", "a running job", LEASE_TIMEOUT)) {
+            lease.acquire();
+            UnionReadPlanner.Plan plan =
+                    new UnionReadPlanner(table, streamTable, null).plan(store, recorded);
+
+            assertThat(stops(plan))
+                    .containsOnly(Map.entry(D0, "1-2"), Map.entry(D1, "0-2"), Map.entry(d2, "0-0"));
+        }
+        // the store's partition-buckets on the planner's ahead thread, beside Paimon's plan; only
+        // the one Paimon's plan found after on the planning thread
+        assertThat(listedOn)
+                .containsOnly(
+                        Map.entry("lake-stream-plan-" + table.fullName(), Set.of(D0, D1)),
+                        Map.entry(Thread.currentThread().getName(), Set.of(d2)));
     }
 
     @Test
