@@ -46,6 +46,14 @@ import org.apache.fluss.types.RowType;
  * own getter and writer, through {@link PaimonRowAsFlussRow}. The returned row and its buffer are
  * reused: Fluss's writer copies a record into its batch before its send returns.
  *
+ * <p>The row returned carries the record's bytes only: it has no fields (Fluss's {@code IndexedRow}
+ * of no column types), because {@code IndexedRow#pointTo} decodes the length of every column for
+ * its getters, an array and a pass over the columns per record, and Fluss's writer of an indexed
+ * log reads no getter: it takes the size and copies the bytes ({@code WriteRecord#forIndexedAppend}
+ * and {@code IndexedLogRecord#writeTo} in Fluss 0.9.1; {@code FlussStreamStoreITCase} writes and
+ * reads back through a real cluster). A reader of the fields makes a full row of the bytes ({@link
+ * #readable}).
+ *
  * <p>A string that fills its own byte array (as every string of the sink's rows does: Paimon's
  * wrapper of a Flink row copies each string into an array of its own) is written from that array
  * without a Fluss string object around it, which would cost three objects per string column.
@@ -53,7 +61,11 @@ import org.apache.fluss.types.RowType;
 final class PaimonRowIndexedEncoder {
 
     private final IndexedRowWriter writer;
+    private final DataType[] types;
+
+    /** The record's bytes as Fluss's writer takes them: a row of no fields, see above. */
     private final IndexedRow row;
+
     private final ColumnWriter[] columns;
     private final PaimonRowAsFlussRow flussView;
     private final long schemaId;
@@ -67,7 +79,8 @@ final class PaimonRowIndexedEncoder {
     PaimonRowIndexedEncoder(FlussColumnMapping mapping, RowType flussRowType) {
         DataType[] types = flussRowType.getChildren().toArray(new DataType[0]);
         this.writer = new IndexedRowWriter(types);
-        this.row = new IndexedRow(types);
+        this.types = types;
+        this.row = new IndexedRow(new DataType[0]);
         this.flussView = new PaimonRowAsFlussRow(mapping);
         this.schemaId = mapping.spec().schemaId();
         this.columns = new ColumnWriter[types.length];
@@ -78,7 +91,8 @@ final class PaimonRowIndexedEncoder {
 
     /**
      * Encodes {@code paimonRow} with row kind {@code kind} (for the row-kind column of a
-     * primary-key table); the row returned is valid until the next call.
+     * primary-key table); the row returned is valid until the next call and carries the bytes only
+     * (no field getters: {@link #readable}).
      */
     IndexedRow encode(org.apache.paimon.data.InternalRow paimonRow, RowKind kind) {
         flussView.replace(paimonRow, kind);
@@ -93,6 +107,13 @@ final class PaimonRowIndexedEncoder {
         }
         row.pointTo(rowSegments, 0, writer.position());
         return row;
+    }
+
+    /** A copy of an encoded row with the stream table's fields, for a reader of its fields. */
+    IndexedRow readable(IndexedRow encoded) {
+        IndexedRow full = new IndexedRow(types);
+        encoded.copy(full);
+        return full;
     }
 
     /** Writes one Fluss column of a record. */

@@ -119,7 +119,7 @@ class FlussRowToPaimonRowTest {
         if (writer.rowType().getTypeAt(1).equals(DataTypes.BIGINT())) {
             row = GenericRow.of(1, 7L, BinaryString.fromString(s));
         }
-        return decoder.convert(encoder.encode(row, RowKind.INSERT));
+        return decoder.convert(encoder.readable(encoder.encode(row, RowKind.INSERT)));
     }
 
     private static StreamTableSpec spec(long schemaId, io.lakestream.store.SchemaHistory history) {
