@@ -18,7 +18,11 @@
 
 package io.lakestream.benchmarks;
 
+import io.lakestream.LakeStreamOptions;
+
 import org.apache.flink.table.api.TableEnvironment;
+
+import java.time.Duration;
 
 /**
  * Batch INSERT throughput: {@code rows} rows into a new table of four buckets, append and primary
@@ -52,6 +56,7 @@ final class InsertScenario implements Scenario {
                     Sides.record(results, lakeStream, figure, "rows/s", true, sizes.rows / seconds);
                 }
             }
+            streamingInserts(sessions, sizes, results, round);
             String figure = "INSERT of 1 row (the fixed cost)";
             for (boolean lakeStream : Sides.order(round)) {
                 String table = "insert_one_" + round;
@@ -63,6 +68,41 @@ final class InsertScenario implements Scenario {
                                         + Tables.name(lakeStream, table)
                                         + " VALUES (1, 'one', 1.0, TIMESTAMP '2026-01-01 00:00:00')");
                 Sides.record(results, lakeStream, figure, "s", false, seconds);
+            }
+        }
+    }
+
+    /**
+     * A streaming INSERT of the same rows into an append table, with the store written from
+     * Paimon's writer task (chained, the default) and from a task of its own ahead of it: what the
+     * second costs in throughput for what it gives in freshness. Checkpoints every 2 s, so that the
+     * job's final checkpoint at the end of its input does not wait for a long interval.
+     */
+    private static void streamingInserts(
+            Sessions sessions, BenchmarkSizes sizes, Results results, int round) throws Exception {
+        TableEnvironment tEnv = sessions.streaming(Duration.ofSeconds(2));
+        Tables.registerSequence(tEnv, "gen", 0, sizes.rows - 1, 0);
+        for (boolean chained : new boolean[] {true, false}) {
+            String figure =
+                    String.format(
+                            "streaming INSERT of %,d rows, append, 4 buckets, store written %s",
+                            sizes.rows,
+                            chained ? "by Paimon's writer task" : "by a task of its own");
+            for (boolean lakeStream : Sides.order(round)) {
+                String table = (chained ? "stream_chained_" : "stream_ahead_") + round;
+                Tables.create(tEnv, lakeStream, table, false, false);
+                String insert = Tables.insert(lakeStream, table, "gen", 0);
+                if (lakeStream) {
+                    insert =
+                            insert.replaceFirst(
+                                    " SELECT ",
+                                    String.format(
+                                            " /*+ OPTIONS('%s' = '%s') */ SELECT ",
+                                            LakeStreamOptions.SINK_STORE_WRITER_CHAINING.key(),
+                                            chained));
+                }
+                double seconds = Sessions.timeSeconds(tEnv, insert);
+                Sides.record(results, lakeStream, figure, "rows/s", true, sizes.rows / seconds);
             }
         }
     }
