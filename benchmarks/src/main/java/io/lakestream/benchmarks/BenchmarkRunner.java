@@ -57,14 +57,20 @@ public final class BenchmarkRunner {
         boolean memory = System.getProperty("bench.store", "fluss").trim().equals("memory");
         try (BenchmarkFluss fluss = memory ? null : BenchmarkFluss.start();
                 LocalFlinkCluster flink = LocalFlinkCluster.start()) {
-            Sessions sessions =
-                    new Sessions(
-                            warehouse,
+            StringBuilder catalogOptions =
+                    new StringBuilder(
                             memory
                                     ? "'lake-stream.store' = 'memory'"
                                     : "'lake-stream.fluss.bootstrap.servers' = '"
                                             + fluss.bootstrapServers()
                                             + "'");
+            // -Dbench.lake-options: every lake-stream table's defaults (a store's memory budget,
+            // the store writer's placement), besides the freshness table's own options
+            sizes.lakeOptions.forEach(
+                    (key, value) ->
+                            catalogOptions.append(
+                                    String.format(", '%s' = '%s'", key, value.replace("'", "''"))));
+            Sessions sessions = new Sessions(warehouse, catalogOptions.toString());
             for (Scenario scenario : scenarios) {
                 if (sizes.runs(scenario.name())) {
                     scenario.run(sessions, sizes, results);
