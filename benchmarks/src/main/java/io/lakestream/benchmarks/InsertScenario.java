@@ -91,17 +91,15 @@ final class InsertScenario implements Scenario {
             for (boolean lakeStream : Sides.order(round)) {
                 String table = (chained ? "stream_chained_" : "stream_ahead_") + round;
                 Tables.create(tEnv, lakeStream, table, false, false);
-                String insert = Tables.insert(lakeStream, table, "gen", 0);
-                if (lakeStream) {
-                    insert =
-                            insert.replaceFirst(
-                                    " SELECT ",
-                                    String.format(
-                                            " /*+ OPTIONS('%s' = '%s') */ SELECT ",
-                                            LakeStreamOptions.SINK_STORE_WRITER_CHAINING.key(),
-                                            chained));
-                }
-                double seconds = Sessions.timeSeconds(tEnv, insert);
+                String hint =
+                        lakeStream
+                                ? String.format(
+                                        " /*+ OPTIONS('%s' = '%s') */",
+                                        LakeStreamOptions.SINK_STORE_WRITER_CHAINING.key(), chained)
+                                : "";
+                double seconds =
+                        Sessions.timeSeconds(
+                                tEnv, Tables.insert(lakeStream, table, hint, "gen", 0));
                 Sides.record(results, lakeStream, figure, "rows/s", true, sizes.rows / seconds);
             }
         }

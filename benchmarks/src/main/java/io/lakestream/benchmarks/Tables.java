@@ -145,8 +145,15 @@ final class Tables {
      * by {@code id % partitions} when {@code partitions > 0}.
      */
     static String insert(boolean lakeStream, String table, String source, int partitions) {
+        return insert(lakeStream, table, "", source, partitions);
+    }
+
+    /** As {@link #insert(boolean, String, String, int)}, with {@code hint} after the table name. */
+    static String insert(
+            boolean lakeStream, String table, String hint, String source, int partitions) {
         return "INSERT INTO "
                 + name(lakeStream, table)
+                + hint
                 + " "
                 + select(source, partitions > 0, partitions);
     }
