@@ -123,6 +123,15 @@ public final class BenchmarkSizes {
         return pacing;
     }
 
+    /**
+     * The parallelism of every job of the run ({@code bench.parallelism}, 2 as in the issue's
+     * figures): 1 on two cores leaves a core to a task that is not a job's writer or source, such
+     * as the store's writer of its own.
+     */
+    static int parallelism() {
+        return positive("bench.parallelism", 2);
+    }
+
     /** The rows of the store tail of the scan scenario. */
     long tailRows() {
         // at least one row of a tail asked for; none at 0: a table with nothing uncommitted
@@ -146,6 +155,7 @@ public final class BenchmarkSizes {
         map.put("fluss", property("bench.fluss", "in-process"));
         map.put("pin", property("bench.pin", "false"));
         map.put("freshness.pacing", freshnessPacing());
+        map.put("parallelism", parallelism());
         return map;
     }
 

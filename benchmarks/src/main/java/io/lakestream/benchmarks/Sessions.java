@@ -38,8 +38,8 @@ import java.time.Duration;
  */
 final class Sessions {
 
-    /** The parallelism of every job, as in the figures. */
-    static final int PARALLELISM = 2;
+    /** The parallelism of every job: {@code -Dbench.parallelism}, 2 as in the figures. */
+    static final int PARALLELISM = BenchmarkSizes.parallelism();
 
     /** The database of the benchmark tables, in both catalogs. */
     static final String DATABASE = "bench";
