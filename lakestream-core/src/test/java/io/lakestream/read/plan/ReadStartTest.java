@@ -99,12 +99,15 @@ class ReadStartTest {
         recordTime(expectedId);
     }
 
-    private void recordTime(long expectedId) throws InterruptedException {
+    private void recordTime(long expectedId) {
         Snapshot latest = table.snapshotManager().latestSnapshot();
         assertThat(latest.id()).isEqualTo(expectedId);
         times.put(latest.id(), latest.timeMillis());
-        // distinct commit times, so that timestamps pick one snapshot each
-        Thread.sleep(5);
+        // commit times at least 2 ms apart, so that timestamps pick one snapshot each, also one
+        // millisecond after a commit: the next commit comes once the clock is that far
+        while (System.currentTimeMillis() <= latest.timeMillis() + 1) {
+            Thread.onSpinWait();
+        }
     }
 
     private static StreamOffsets offsets(long offset) {

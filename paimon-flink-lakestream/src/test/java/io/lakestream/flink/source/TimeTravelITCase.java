@@ -98,7 +98,11 @@ class TimeTravelITCase {
         write(table, committedRows());
         first = tables.table("orders").snapshotManager().latestSnapshotId();
         tables.table("orders").createTag("after_first", first);
-        Thread.sleep(10); // the next snapshot is committed later than the first
+        // the next snapshot is committed later than the first: once the clock has passed its time
+        long firstTime = tables.table("orders").snapshotManager().snapshot(first).timeMillis();
+        while (System.currentTimeMillis() <= firstTime) {
+            Thread.onSpinWait();
+        }
         write(table, laterRows(Kind.DEDUPLICATE));
         latest = tables.table("orders").snapshotManager().latestSnapshotId();
         assertThat(latest).isGreaterThan(first);
