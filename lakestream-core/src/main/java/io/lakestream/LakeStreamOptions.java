@@ -161,7 +161,11 @@ public final class LakeStreamOptions {
                                     + "Changing it changes the job's graph: a savepoint taken "
                                     + "with the other value restores only with "
                                     + "'execution.state-recovery.ignore-unclaimed-state', and the "
-                                    + "job then starts as a new one.");
+                                    + "job then starts as a new one. Enabling lake-stream mode on "
+                                    + "a table that has never had it (CREATE TABLE, ALTER TABLE "
+                                    + "SET, sys.enable_lake_stream) writes 'false' into the "
+                                    + "table's options unless the statement or the catalog sets "
+                                    + "it; a table enabled before keeps the default 'true'.");
 
     public static final ConfigOption<Duration> SINK_PARTITION_DROP_DELAY =
             ConfigOptions.key("lake-stream.sink.partition-drop-delay")

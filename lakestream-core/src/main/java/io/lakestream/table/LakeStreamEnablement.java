@@ -54,6 +54,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -173,12 +174,40 @@ public final class LakeStreamEnablement {
         CredentialOptions.refuse(
                 identifier.getFullName(), options.keySet(), "as table options", refusal);
         MainBranchOnly.checkEnablingAllowed(identifier, refusal);
-        FileStoreTable table = fileStoreTable(identifier).copy(options);
+        FileStoreTable before = fileStoreTable(identifier);
+        FileStoreTable table = before.copy(options);
         provisionAndRecordStart(identifier, table);
         List<SchemaChange> changes = new ArrayList<>();
         options.forEach((k, v) -> changes.add(SchemaChange.setOption(k, v)));
+        firstEnableDefaults(before.options(), options)
+                .forEach((k, v) -> changes.add(SchemaChange.setOption(k, v)));
         changes.add(SchemaChange.setOption(LakeStreamOptions.ENABLED.key(), "true"));
         alter(identifier, changes);
+    }
+
+    /**
+     * The options that enabling writes, beside {@code 'lake-stream.enabled'}, into a table that has
+     * never been in lake-stream mode (its options have no {@code 'lake-stream.enabled'} at all):
+     * {@code 'lake-stream.sink.store-writer-chaining' = 'false'}, unless the statement or the
+     * catalog sets it. Its option's default stays {@code true} for the tables enabled before, whose
+     * running jobs' savepoints hold the chained writer's graph (the other graph restores only by
+     * dropping their state); a table enabled now has no such job yet, and its sinks write the store
+     * from a task of their own, which a checkpoint does not stop (see {@link
+     * LakeStreamOptions#SINK_STORE_WRITER_CHAINING}).
+     *
+     * @param tableOptions the table's options before this enabling
+     * @param given the options the enabling statement sets
+     */
+    public Map<String, String> firstEnableDefaults(
+            Map<String, String> tableOptions, Map<String, String> given) {
+        String chaining = LakeStreamOptions.SINK_STORE_WRITER_CHAINING.key();
+        if (tableOptions.containsKey(LakeStreamOptions.ENABLED.key())
+                || tableOptions.containsKey(chaining)
+                || given.containsKey(chaining)
+                || catalogOptions.containsKey(chaining)) {
+            return Collections.emptyMap();
+        }
+        return Collections.singletonMap(chaining, "false");
     }
 
     /** Disables lake-stream mode; drops the stream table too when asked. Idempotent. */

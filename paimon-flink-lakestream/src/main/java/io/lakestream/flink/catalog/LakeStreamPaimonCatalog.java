@@ -167,6 +167,14 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             others.remove(LakeStreamOptions.ENABLED.key());
             FileStoreTable next = table.copy(others);
             enablement.provisionAndRecordStart(identifier, next);
+            Map<String, String> defaults =
+                    enablement.firstEnableDefaults(table.options(), newOptions);
+            if (!defaults.isEmpty()) {
+                changes = new ArrayList<>(changes);
+                for (Map.Entry<String, String> option : defaults.entrySet()) {
+                    changes.add(SchemaChange.setOption(option.getKey(), option.getValue()));
+                }
+            }
         } else if (turnsOn) {
             // enabling an enabled table again brings its stream table up to date (after a schema
             // change whose second step failed); its start offsets were recorded long ago, and
