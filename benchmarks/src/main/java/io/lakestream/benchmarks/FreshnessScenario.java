@@ -163,26 +163,32 @@ final class FreshnessScenario implements Scenario {
             BenchmarkSizes sizes,
             int rows) {
         if (BenchmarkSizes.freshnessPacing().equals("even")) {
-            // Flink's rate limiter spaces the rows evenly; one subtask, so that ids grow with
-            // time as the probes' warm-up (the first ids) takes them
+            // Flink's rate limiter spaces each subtask's rows evenly (it splits the rate among
+            // them). The source runs at the job's parallelism, as its SQL stages and the sink do,
+            // and on past the measured rows, which keeps the job alive without the union below:
+            // an operator of a union has two inputs and chains to neither, so the rows would wait
+            // in an exchange of the job's own (Flink's buffer timeout) between their stamp and the
+            // sink, which is the job's and not the sink's cost
+            int parallelism = env.getParallelism();
             DataGeneratorSource<Long> source =
                     new DataGeneratorSource<>(
-                            index -> index,
-                            rows,
+                            index -> interleaved(index, Long.MAX_VALUE, parallelism),
+                            Long.MAX_VALUE,
                             RateLimiterStrategy.perSecond(sizes.freshnessRate),
                             Types.LONG);
             DataStream<Long> ids =
-                    env.fromSource(source, WatermarkStrategy.noWatermarks(), "fresh")
-                            .setParallelism(1);
+                    env.fromSource(source, WatermarkStrategy.noWatermarks(), "fresh");
             tEnv.createTemporaryView("fresh", tEnv.fromDataStream(ids).as("id"));
+            tEnv.executeSql(
+                    "CREATE TEMPORARY VIEW written AS SELECT id FROM fresh WHERE id < " + rows);
         } else {
             Tables.registerSequence(tEnv, "fresh", 0, rows - 1, sizes.freshnessRate);
+            Tables.registerKeepAlive(tEnv, "keep_alive");
+            tEnv.executeSql(
+                    "CREATE TEMPORARY VIEW written AS SELECT id FROM fresh UNION ALL SELECT id "
+                            + "FROM keep_alive WHERE "
+                            + Tables.neverMatches());
         }
-        Tables.registerKeepAlive(tEnv, "keep_alive");
-        tEnv.executeSql(
-                "CREATE TEMPORARY VIEW written AS SELECT id FROM fresh UNION ALL SELECT id FROM"
-                        + " keep_alive WHERE "
-                        + Tables.neverMatches());
         StatementSet inserts = tEnv.createStatementSet();
         for (boolean lakeStream : new boolean[] {true, false}) {
             // NOW() is evaluated per row in streaming mode: the moment the row is written
@@ -193,6 +199,29 @@ final class FreshnessScenario implements Scenario {
         }
         TableResult result = inserts.execute();
         return result.getJobClient().orElseThrow();
+    }
+
+    /**
+     * The id of the row of generator index {@code index} of {@code count}: Flink's {@code
+     * NumberSequenceSource} gives each of {@code parallelism} subtasks one range of indexes (the
+     * first {@code count % parallelism} ranges one longer), read at the same rate; numbering a
+     * range's rows {@code k}, {@code k + parallelism}, ... by their subtask {@code k} makes ids
+     * grow with time, so that the probes' warm-up (the first ids) is the run's first seconds.
+     */
+    private static long interleaved(long index, long count, int parallelism) {
+        long perSplit = count / parallelism;
+        long longer = count % parallelism;
+        long inLonger = longer * (perSplit + 1);
+        long split;
+        long position;
+        if (index < inLonger) {
+            split = index / (perSplit + 1);
+            position = index % (perSplit + 1);
+        } else {
+            split = longer + (index - inLonger) / perSplit;
+            position = (index - inLonger) % perSplit;
+        }
+        return position * parallelism + split;
     }
 
     /**
