@@ -144,6 +144,25 @@ public final class LakeStreamOptions {
                                     + "stopped waits at most this long for the old claim to "
                                     + "expire.");
 
+    public static final ConfigOption<Duration> SINK_BUFFER_TIMEOUT =
+            ConfigOptions.key("lake-stream.sink.buffer-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(10))
+                    .withDescription(
+                            "How long the rows a lake-stream sink takes from a SQL statement or "
+                                    + "a stream of RowData wait at most before they are sent to "
+                                    + "the sink's writers: Flink's buffer timeout of the sink's "
+                                    + "own exchange (the shuffle by partition-bucket), which "
+                                    + "sends a network buffer when it is full or when this time "
+                                    + "has passed. A row waits there before it reaches the "
+                                    + "stream store, so at Flink's default (100 ms, "
+                                    + "'execution.buffer-timeout') a slow stream's rows become "
+                                    + "readable up to 100 ms later. A job whose own buffer "
+                                    + "timeout is lower keeps it; '0 ms' sends every row at "
+                                    + "once. It costs nothing while the buffers fill before it "
+                                    + "passes. Batch jobs, whose exchanges are blocking, ignore "
+                                    + "it.");
+
     public static final ConfigOption<Boolean> SINK_STORE_WRITER_CHAINING =
             ConfigOptions.key("lake-stream.sink.store-writer-chaining")
                     .booleanType()

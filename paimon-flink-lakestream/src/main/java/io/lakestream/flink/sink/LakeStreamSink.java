@@ -29,6 +29,7 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.flink.FlinkConnectorOptions;
 import org.apache.paimon.flink.FlinkRowWrapper;
 import org.apache.paimon.flink.LogicalTypeConversion;
+import org.apache.paimon.flink.sink.FlinkSink;
 import org.apache.paimon.flink.sink.FlinkStreamPartitioner;
 import org.apache.paimon.flink.sink.RowDataChannelComputer;
 import org.apache.paimon.flink.utils.InternalTypeInfo;
@@ -38,6 +39,7 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.types.Row;
@@ -91,11 +93,28 @@ public final class LakeStreamSink implements Serializable {
 
     /** Adds the sink to {@code input}, whose rows have the table's columns in its order. */
     public DataStreamSink<?> sinkFrom(DataStream<RowData> input) {
-        DataStream<InternalRow> rows =
+        SingleOutputStreamOperator<InternalRow> rows =
                 input.map(FlinkRowWrapper::new, InternalTypeInfo.fromRowType(table.rowType()))
                         .setParallelism(input.getParallelism())
                         .name("Lake-stream rows : " + table.name());
+        // a batch job's exchanges are blocking, and Flink refuses a buffer timeout on them
+        if (FlinkSink.isStreaming(input)) {
+            rows.setBufferTimeout(exchangeBufferTimeout(input));
+        }
         return sinkFromInternalRows(rows);
+    }
+
+    /**
+     * The buffer timeout of the sink's own exchange, which the map above sends into: the lower of
+     * the job's and {@code 'lake-stream.sink.buffer-timeout'}. Every row waits in that exchange
+     * before the store has it; the map is the sink's, so its timeout touches no exchange of the
+     * user's job.
+     */
+    private long exchangeBufferTimeout(DataStream<RowData> input) {
+        long sink = Options.fromMap(options).get(LakeStreamOptions.SINK_BUFFER_TIMEOUT).toMillis();
+        // -1: the job sends buffers only when full ('execution.buffer-timeout.enabled' = false)
+        long job = input.getExecutionEnvironment().getBufferTimeout();
+        return job >= 0 && job < sink ? job : sink;
     }
 
     /**
