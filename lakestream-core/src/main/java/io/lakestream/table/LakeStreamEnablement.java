@@ -173,6 +173,7 @@ public final class LakeStreamEnablement {
     public void enable(Identifier identifier, Map<String, String> options) {
         CredentialOptions.refuse(
                 identifier.getFullName(), options.keySet(), "as table options", refusal);
+        OptionValues.refuseUnreadable(identifier.getFullName(), options, refusal);
         MainBranchOnly.checkEnablingAllowed(identifier, refusal);
         FileStoreTable before = fileStoreTable(identifier);
         FileStoreTable table = before.copy(options);

@@ -432,6 +432,15 @@ abstract class SparkReadTestBase {
                                         .collectAsList())
                 .hasMessageContaining("Table db.listed: 'lake-stream.store.database-prefix'")
                 .hasMessageContaining("cannot be set by a statement");
+        // nor a value its option cannot read
+        assertThatThrownBy(
+                        () ->
+                                spark.read()
+                                        .option("lake-stream.read.isolation", "serializable")
+                                        .table("lake.db.listed")
+                                        .collectAsList())
+                .hasMessageContaining(
+                        "Table db.listed: 'lake-stream.read.isolation' cannot be 'serializable'");
         assertThatThrownBy(() -> spark.sql("INSERT INTO lake.db.listed VALUES (1, 'a')"))
                 .hasMessageContaining("Cannot write table db.listed from Spark")
                 .hasMessageContaining("Write it with Flink");

@@ -27,6 +27,7 @@ import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.CredentialOptions;
 import io.lakestream.table.LakeStreamEnablement;
 import io.lakestream.table.MainBranchOnly;
+import io.lakestream.table.OptionValues;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
@@ -134,6 +135,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                 newOptions.keySet(),
                 "as table options",
                 ValidationException::new);
+        OptionValues.refuseUnreadable(
+                identifier.getFullName(), newOptions, ValidationException::new);
         String enabledValue = newOptions.get(LakeStreamOptions.ENABLED.key());
         checkEnabledValue(identifier, enabledValue);
         boolean turnsOn = enabledValue != null && Boolean.parseBoolean(enabledValue);
@@ -161,27 +164,23 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
             alterSchemaOfEnabled(identifier, table, changes);
             return;
         }
+        List<SchemaChange> written = new ArrayList<>(changes);
         if (turnsOn && !enabledBefore) {
             // create the stream table and record its start before the option is written
             Map<String, String> others = new HashMap<>(newOptions);
             others.remove(LakeStreamOptions.ENABLED.key());
             FileStoreTable next = table.copy(others);
             enablement.provisionAndRecordStart(identifier, next);
-            Map<String, String> defaults =
-                    enablement.firstEnableDefaults(table.options(), newOptions);
-            if (!defaults.isEmpty()) {
-                changes = new ArrayList<>(changes);
-                for (Map.Entry<String, String> option : defaults.entrySet()) {
-                    changes.add(SchemaChange.setOption(option.getKey(), option.getValue()));
-                }
-            }
+            enablement
+                    .firstEnableDefaults(table.options(), newOptions)
+                    .forEach((key, value) -> written.add(SchemaChange.setOption(key, value)));
         } else if (turnsOn) {
             // enabling an enabled table again brings its stream table up to date (after a schema
             // change whose second step failed); its start offsets were recorded long ago, and
             // recording the current ends now would hide records not yet committed
             enablement.provision(identifier, table);
         }
-        super.alterTable(identifier, changes, ignoreIfNotExists);
+        super.alterTable(identifier, written, ignoreIfNotExists);
     }
 
     /**
@@ -262,6 +261,8 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                 schema.options().keySet(),
                 "as table options",
                 ValidationException::new);
+        OptionValues.refuseUnreadable(
+                identifier.getFullName(), schema.options(), ValidationException::new);
         checkEnabledValue(identifier, schema.options().get(LakeStreamOptions.ENABLED.key()));
         if (!LakeStreamEnablement.isEnabled(schema.options())) {
             super.createTable(identifier, schema, ignoreIfExists);

@@ -27,6 +27,7 @@ import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.CredentialOptions;
 import io.lakestream.table.LakeStreamEnablement;
 import io.lakestream.table.MainBranchOnly;
+import io.lakestream.table.OptionValues;
 import io.lakestream.table.StreamTableCache;
 
 import org.apache.paimon.catalog.Identifier;
@@ -325,17 +326,22 @@ public class LakeStreamTableFactory extends FlinkTableFactory {
     /**
      * The lake-stream options of the statement: the table's, the catalog's over them, the session's
      * over those and the hints over all; a hint or a session's setting that chooses the store is
-     * refused naming the table and the options.
+     * refused naming the table and the options, and so is a value that its option cannot read.
      */
     private Map<String, String> storeOptions(Context context, FileStoreTable table) {
         String name = context.getObjectIdentifier().asSummaryString();
-        return LakeStreamOptions.forStatement(
-                storedOptions(context),
-                catalogOptions,
-                SessionOptions.of(context),
-                hints(context),
-                message ->
-                        StatementErrors.rootOf(
-                                ValidationException::new, "Table " + name + ": " + message, null));
+        Map<String, String> options =
+                LakeStreamOptions.forStatement(
+                        storedOptions(context),
+                        catalogOptions,
+                        SessionOptions.of(context),
+                        hints(context),
+                        message ->
+                                StatementErrors.rootOf(
+                                        ValidationException::new,
+                                        "Table " + name + ": " + message,
+                                        null));
+        OptionValues.refuseUnreadable(name, options, ValidationException::new);
+        return options;
     }
 }

@@ -56,10 +56,12 @@ class FirstEnableDefaultsITCase {
     void everyWayOfEnablingATableForTheFirstTimeTakesTheStoresWriterOutOfPaimonsTask()
             throws Exception {
         StreamTableEnvironment tEnv = new LakeSqlEnvironments(warehouse).streaming(null);
-        tEnv.executeSql(create("created", ", 'lake-stream.enabled' = 'true'"));
-        tEnv.executeSql(create("altered", ""));
+        tEnv.executeSql(
+                LakeSqlEnvironments.oneBucketTableDdl(
+                        "created", ", 'lake-stream.enabled' = 'true'"));
+        tEnv.executeSql(LakeSqlEnvironments.oneBucketTableDdl("altered", ""));
         tEnv.executeSql("ALTER TABLE lake.db.altered SET ('lake-stream.enabled' = 'true')");
-        tEnv.executeSql(create("by_procedure", ""));
+        tEnv.executeSql(LakeSqlEnvironments.oneBucketTableDdl("by_procedure", ""));
         tEnv.executeSql("CALL lake.sys.enable_lake_stream(`table` => 'db.by_procedure')").await();
 
         for (String table : new String[] {"created", "altered", "by_procedure"}) {
@@ -80,10 +82,13 @@ class FirstEnableDefaultsITCase {
         LakeSqlEnvironments environments = new LakeSqlEnvironments(warehouse);
         StreamTableEnvironment tEnv = environments.streaming(null);
         // as a table disabled before has it: its running jobs may hold the chained writer
-        tEnv.executeSql(create("disabled_before", ", 'lake-stream.enabled' = 'false'"));
+        tEnv.executeSql(
+                LakeSqlEnvironments.oneBucketTableDdl(
+                        "disabled_before", ", 'lake-stream.enabled' = 'false'"));
         tEnv.executeSql("ALTER TABLE lake.db.disabled_before SET ('lake-stream.enabled' = 'true')");
         tEnv.executeSql(
-                create("chosen", ", 'lake-stream.enabled' = 'true', '" + CHAINING + "' = 'true'"));
+                LakeSqlEnvironments.oneBucketTableDdl(
+                        "chosen", ", 'lake-stream.enabled' = 'true', '" + CHAINING + "' = 'true'"));
         tEnv.executeSql(
                 environments.catalogDdl("chaining_catalog", ", '" + CHAINING + "' = 'true'"));
         tEnv.executeSql(
@@ -99,14 +104,6 @@ class FirstEnableDefaultsITCase {
                     .noneMatch(name -> name.startsWith(LakeStreamFixedBucketSink.STORE_WRITER_NAME))
                     .anyMatch(name -> name.equals("Writer : " + table));
         }
-    }
-
-    private static String create(String table, String options) {
-        return "CREATE TABLE lake.db."
-                + table
-                + " (id INT, name STRING) WITH ('bucket' = '1', 'bucket-key' = 'id'"
-                + options
-                + ")";
     }
 
     /** The table's value of the option, null when it has none. */

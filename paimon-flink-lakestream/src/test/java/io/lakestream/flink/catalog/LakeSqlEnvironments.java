@@ -101,6 +101,18 @@ public final class LakeSqlEnvironments {
         return tEnv;
     }
 
+    /**
+     * The DDL of table {@code lake.db.<table>} {@code (id INT, name STRING)} with one bucket keyed
+     * by {@code id}, and {@code options} (each preceded by a comma) in its {@code WITH} clause.
+     */
+    static String oneBucketTableDdl(String table, String options) {
+        return "CREATE TABLE lake.db."
+                + table
+                + " (id INT, name STRING) WITH ('bucket' = '1', 'bucket-key' = 'id'"
+                + options
+                + ")";
+    }
+
     /** The DDL of catalog {@code paimon}: Paimon's own catalog of {@code warehouse}. */
     static String paimonCatalogDdl(Path warehouse) {
         return "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"

@@ -20,6 +20,7 @@ package io.lakestream.spark.source;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.spark.types.SparkTypes;
+import io.lakestream.table.OptionValues;
 
 import org.apache.paimon.annotation.Experimental;
 import org.apache.paimon.catalog.Identifier;
@@ -135,7 +136,8 @@ public class LakeStreamSparkTable implements SupportsRead, SupportsWrite {
     /**
      * A scan with the table's options, the catalog's over them, and the read's over both ({@code
      * spark.read().option("lake-stream.read.isolation", "read-committed")}), as a Flink statement's
-     * hints; a read option that chooses the store is refused naming the table and the option.
+     * hints; a read option that chooses the store, or whose value its option cannot read, is
+     * refused naming the table and the option.
      */
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap readOptions) {
@@ -148,6 +150,8 @@ public class LakeStreamSparkTable implements SupportsRead, SupportsWrite {
                         message ->
                                 new IllegalArgumentException(
                                         "Table " + identifier.getFullName() + ": " + message)));
+        OptionValues.refuseUnreadable(
+                identifier.getFullName(), options, IllegalArgumentException::new);
         return new LakeStreamScanBuilder(identifier, table, options, schema, auditLog);
     }
 }
