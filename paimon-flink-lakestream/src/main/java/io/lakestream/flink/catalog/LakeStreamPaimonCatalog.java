@@ -135,10 +135,10 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                 newOptions.keySet(),
                 "as table options",
                 ValidationException::new);
-        OptionValues.refuseUnreadable(
-                identifier.getFullName(), newOptions, ValidationException::new);
         String enabledValue = newOptions.get(LakeStreamOptions.ENABLED.key());
         checkEnabledValue(identifier, enabledValue);
+        OptionValues.refuseUnreadable(
+                identifier.getFullName(), newOptions, ValidationException::new);
         boolean turnsOn = enabledValue != null && Boolean.parseBoolean(enabledValue);
         if (turnsOn) {
             MainBranchOnly.checkEnablingAllowed(identifier, ValidationException::new);
@@ -261,9 +261,9 @@ public final class LakeStreamPaimonCatalog extends DelegateCatalog {
                 schema.options().keySet(),
                 "as table options",
                 ValidationException::new);
+        checkEnabledValue(identifier, schema.options().get(LakeStreamOptions.ENABLED.key()));
         OptionValues.refuseUnreadable(
                 identifier.getFullName(), schema.options(), ValidationException::new);
-        checkEnabledValue(identifier, schema.options().get(LakeStreamOptions.ENABLED.key()));
         if (!LakeStreamEnablement.isEnabled(schema.options())) {
             super.createTable(identifier, schema, ignoreIfExists);
             return;
