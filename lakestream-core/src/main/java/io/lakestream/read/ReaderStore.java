@@ -20,7 +20,9 @@ package io.lakestream.read;
 
 import io.lakestream.LakeStreamOptions;
 import io.lakestream.store.AheadCall;
+import io.lakestream.store.FenceLog;
 import io.lakestream.store.FencedStreamReader;
+import io.lakestream.store.StreamReader;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamTable;
@@ -32,6 +34,7 @@ import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -55,6 +58,15 @@ public final class ReaderStore implements AutoCloseable {
 
     /** The log being opened ahead of its first use, on a thread of its own. */
     @Nullable private AheadCall<FencedStreamReader> opening;
+
+    /** How often {@link #openAhead} was called: how many times a split reader was given splits. */
+    private final AtomicLong splitsGiven = new AtomicLong();
+
+    /**
+     * {@link #splitsGiven} when the opening log began its read of the fence log: splits given after
+     * that need another read before their planned logs are subscribed.
+     */
+    private volatile long givenBeforeFenceRead;
 
     /** Opens a store of its own from {@code storeFactory} on first use, and closes it. */
     public ReaderStore(
@@ -113,6 +125,10 @@ public final class ReaderStore implements AutoCloseable {
             } finally {
                 opening = null;
             }
+            if (splitsGiven.get() > givenBeforeFenceRead) {
+                // given splits while the opening's read of the fence log ran
+                log.readFencesAhead();
+            }
         }
         if (log == null) {
             log = openLog();
@@ -123,11 +139,20 @@ public final class ReaderStore implements AutoCloseable {
     /**
      * Starts opening the log on a thread of its own, if it is not open: the store's connection, its
      * reader of the stream table and the fence log read to its end take round trips that a split
-     * reader can spend reading a lake part instead. {@link #log()} then waits for it.
+     * reader can spend reading a lake part instead. {@link #log()} then waits for it. A log that is
+     * open starts reading the fence log to its end instead ({@link
+     * FencedStreamReader#readFencesAhead}): a split reader calls this when it is given splits, so
+     * that their bounded logs, planned before, are subscribed with {@link
+     * FencedStreamReader#subscribePlanned} without a read of their own.
      */
     public void openAhead() {
-        if (log != null || opening != null) {
+        splitsGiven.incrementAndGet();
+        if (log != null) {
+            log.readFencesAhead();
             return;
+        }
+        if (opening != null) {
+            return; // its read of the fence log follows, or log() starts another
         }
         opening =
                 AheadCall.start(
@@ -137,7 +162,11 @@ public final class ReaderStore implements AutoCloseable {
 
     private FencedStreamReader openLog() {
         StreamStore s = store();
-        return new FencedStreamReader(s.createReader(streamTable), s.openFenceLog(streamTable));
+        StreamReader reader = s.createReader(streamTable);
+        FenceLog fenceLog = s.openFenceLog(streamTable);
+        // the reader reads the fence log to its end as it is created, after this
+        givenBeforeFenceRead = splitsGiven.get();
+        return new FencedStreamReader(reader, fenceLog);
     }
 
     public StreamTable streamTable() {

@@ -61,6 +61,11 @@ public final class AheadCall<T> {
         return new AheadCall<>(CompletableFuture.supplyAsync(call, executor));
     }
 
+    /** Whether the call ended, whichever way: {@link #join} then does not wait. */
+    public boolean isDone() {
+        return result.isDone();
+    }
+
     /** Waits until the call ended, whichever way; {@link #join} then gives how. */
     public void await() {
         result.handle((value, error) -> null).join();

@@ -41,6 +41,13 @@ import java.util.concurrent.Executors;
  *       subscriptions, while the reader subscribes: a restored writer records its fence before it
  *       writes anything new, so a partition-bucket whose log is started after a fence was recorded
  *       never returns a record the fence covers;
+ *   <li>to its end when a caller learns of logs it will read up to planned stop offsets ({@link
+ *       #readFencesAhead}), while it does other work; subscribing those logs ({@link
+ *       #subscribePlanned}) then waits for that read instead of reading to the end again. Such a
+ *       log holds only records the store held when it was planned, before that read started, so it
+ *       never returns a record that a fence recorded before its planning covers; a fence recorded
+ *       later is a writer's that restarted after the planning, and the records it covers were in
+ *       the store, not yet fenced, when the read was planned;
  *   <li>after every non-empty poll, only what the fence log has delivered without asking ({@link
  *       FenceLog#pollNew}): a fence recorded while a partition-bucket is being read is applied as
  *       soon as it reaches the reader, within the store's fetch latency. Records of the failed
@@ -59,9 +66,14 @@ public final class FencedStreamReader implements StreamReader {
 
     /**
      * The thread that reads the fence log while the reader subscribes: one per reader, started at
-     * its first subscription, as a reader subscribes again and again (at every new split).
+     * its first subscription, as a reader subscribes again and again (at every new split). Every
+     * read of the fence log but {@link #refreshFences} and the creation's runs on it, one at a
+     * time, and {@link #poll} takes what the log delivered only while none runs.
      */
     private ExecutorService fenceReads;
+
+    /** Reads to the end started by {@link #readFencesAhead}, not yet added to the fences. */
+    private final List<AheadCall<List<AbortedRange>>> aheadReads = new ArrayList<>();
 
     public FencedStreamReader(StreamReader reader, FenceLog fenceLog) {
         this.reader = reader;
@@ -88,6 +100,50 @@ public final class FencedStreamReader implements StreamReader {
         }
         // the fence log is read while the reader subscribes: each waits on the store, neither on
         // the other, and a fence recorded before this call is listed by the read all the same
+        aheadReads.add(AheadCall.start(fenceReads(), fenceLog::readNew));
+        subscribeAndJoin(subscriptions);
+    }
+
+    /**
+     * Starts reading the fence log to its end on the reader's fence thread, and returns: a caller
+     * that has just learned of logs to read up to stop offsets planned before (a source reader
+     * given splits) calls it, so that the read overlaps its other work and {@link
+     * #subscribePlanned} need not make one.
+     */
+    public void readFencesAhead() {
+        aheadReads.add(AheadCall.start(fenceReads(), fenceLog::readNew));
+    }
+
+    /**
+     * Subscribes logs read up to stop offsets that were planned before the last {@link
+     * #readFencesAhead} call (or before this reader was created), waiting for the reads started
+     * ahead instead of reading the fence log to its end again: the fences recorded before their
+     * planning are then known (see the class comment).
+     */
+    public void subscribePlanned(List<StreamSubscription> subscriptions) {
+        for (StreamSubscription subscription : subscriptions) {
+            if (subscription.stopOffset() == NO_STOP_OFFSET) {
+                throw new IllegalArgumentException(
+                        "A log read without end is subscribed with subscribe(): "
+                                + subscription.partitionBucket());
+            }
+        }
+        if (!subscriptions.isEmpty()) {
+            subscribeAndJoin(subscriptions);
+        }
+    }
+
+    private void subscribeAndJoin(List<StreamSubscription> subscriptions) {
+        try {
+            reader.subscribe(subscriptions);
+        } catch (RuntimeException e) {
+            awaitAheadReads();
+            throw e;
+        }
+        joinAheadReads();
+    }
+
+    private ExecutorService fenceReads() {
         if (fenceReads == null) {
             fenceReads =
                     Executors.newSingleThreadExecutor(
@@ -97,14 +153,38 @@ public final class FencedStreamReader implements StreamReader {
                                 return thread;
                             });
         }
-        AheadCall<List<AbortedRange>> fresh = AheadCall.start(fenceReads, fenceLog::readNew);
+        return fenceReads;
+    }
+
+    /** Adds the fences of every read started ahead, waiting for those still running. */
+    private void joinAheadReads() {
         try {
-            reader.subscribe(subscriptions);
-        } catch (RuntimeException e) {
-            fresh.await();
-            throw e;
+            for (AheadCall<List<AbortedRange>> read : aheadReads) {
+                fences.addAll(read.join());
+            }
+        } finally {
+            aheadReads.clear();
         }
-        fences.addAll(fresh.join());
+    }
+
+    /** Waits for the reads started ahead, whichever way they end, without their fences. */
+    private void awaitAheadReads() {
+        for (AheadCall<List<AbortedRange>> read : aheadReads) {
+            read.await();
+        }
+        aheadReads.clear();
+    }
+
+    /**
+     * Adds the fences of the reads started ahead that ended; whether none is still running, so that
+     * the fence log may be used on this thread.
+     */
+    private boolean drainEndedAheadReads() {
+        while (!aheadReads.isEmpty() && aheadReads.get(0).isDone()) {
+            // they run one at a time, in the order they were started
+            fences.addAll(aheadReads.remove(0).join());
+        }
+        return aheadReads.isEmpty();
     }
 
     @Override
@@ -118,8 +198,11 @@ public final class FencedStreamReader implements StreamReader {
         if (records.isEmpty()) {
             return records;
         }
-        // only what the fence log delivered on its own: no request per poll
-        fences.addAll(fenceLog.pollNew());
+        // only what the fence log delivered on its own: no request per poll; while a read started
+        // ahead runs, the log is its thread's, and that read brings what the log delivered
+        if (drainEndedAheadReads()) {
+            fences.addAll(fenceLog.pollNew());
+        }
         List<StreamRecord> visible = new ArrayList<>(records.size());
         for (StreamRecord record : records) {
             if (fences.isAborted(record.partitionBucket(), record.offset())) {
@@ -142,6 +225,7 @@ public final class FencedStreamReader implements StreamReader {
      * a record it fetched before its fence was recorded is covered then.
      */
     public void refreshFences() {
+        joinAheadReads();
         fences.addAll(fenceLog.readNew());
     }
 
@@ -163,7 +247,8 @@ public final class FencedStreamReader implements StreamReader {
     @Override
     public void close() {
         if (fenceReads != null) {
-            // no read is in flight: subscribe waits for the one it started
+            // a read started ahead may be in flight; the fence log is closed after it
+            awaitAheadReads();
             fenceReads.shutdown();
         }
         try {

@@ -38,9 +38,13 @@ public interface StreamReader extends AutoCloseable {
 
     /**
      * Starts reading {@code partitionBucket} at {@code startOffset}, up to {@code stopOffset}
-     * (exclusive, or {@link #NO_STOP_OFFSET}).
+     * (exclusive, or {@link #NO_STOP_OFFSET}). A bounded subscription's range is one the store held
+     * when it was planned, so a store may leave its check to the store's own fetch instead of
+     * asking for its offsets first: it then fails the {@link #poll} whose fetch the store refused,
+     * as a read that falls behind the store's retention fails.
      *
      * @throws StreamStoreException when {@code startOffset} is outside the offsets the store holds
+     *     (for a bounded subscription, here or at the latest from that poll)
      */
     void subscribe(PartitionBucket partitionBucket, long startOffset, long stopOffset);
 

@@ -20,6 +20,7 @@ package io.lakestream.store;
 
 import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.PartitionBucket;
+import io.lakestream.testutils.Await;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
@@ -209,6 +210,66 @@ class FencedStreamReaderTest {
         assertThat(offsets(reader.poll(TIMEOUT))).containsExactly(2L, 3L, 4L);
     }
 
+    /**
+     * Logs planned before a read of the fence log started ahead are subscribed without a read of
+     * their own, with every fence recorded before that read; a log read without end is not
+     * subscribed that way.
+     */
+    @Test
+    void plannedLogsWaitForTheReadStartedAheadInsteadOfReadingTheLogAgain() {
+        FencedStreamReader reader = new FencedStreamReader(source, fenceLog);
+        // recorded after the reader was created, before the split reader was given the split
+        fenceLog.record(new AbortedRange(B1, 0, 2));
+        reader.readFencesAhead();
+        reader.subscribePlanned(List.of(new StreamSubscription(B1, 0, 5)));
+        assertThat(fenceLog.readNewCalls).isEqualTo(2);
+        source.batches.add(records(B1, 0, 5));
+        assertThat(offsets(reader.poll(TIMEOUT))).containsExactly(2L, 3L, 4L);
+
+        // a second planned batch after the same read asks nothing more
+        reader.subscribePlanned(List.of(new StreamSubscription(B0, 0, 5)));
+        assertThat(fenceLog.readNewCalls).isEqualTo(2);
+        assertThat(source.subscriptions).containsKeys(B0, B1);
+
+        assertThatThrownBy(
+                        () ->
+                                reader.subscribePlanned(
+                                        List.of(
+                                                new StreamSubscription(
+                                                        P1_B0, 0, StreamReader.NO_STOP_OFFSET))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(P1_B0.toString());
+        reader.close();
+        assertThat(fenceLog.closed).isTrue();
+    }
+
+    /**
+     * While a read started ahead runs, a poll leaves the fence log to it; once it ended, the poll
+     * takes its fences without asking.
+     */
+    @Test
+    void aPollLeavesTheFenceLogToAReadStartedAhead() throws Exception {
+        FencedStreamReader reader = new FencedStreamReader(source, fenceLog);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        fenceLog.readStarted = started;
+        fenceLog.readWaitsFor = release;
+        fenceLog.record(new AbortedRange(B0, 1, 2));
+        fenceLog.delivered = 1;
+        reader.readFencesAhead();
+        assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+        source.batches.add(records(B0, 0, 1));
+        assertThat(offsets(reader.poll(TIMEOUT))).containsExactly(0L);
+        assertThat(fenceLog.pollNewCalls).isZero();
+
+        release.countDown();
+        Await.until(() -> fenceLog.readNewCalls == 2, "the read started ahead to end");
+        source.batches.add(records(B0, 1, 3));
+        assertThat(offsets(reader.poll(TIMEOUT))).containsExactly(2L);
+        assertThat(fenceLog.pollNewCalls).isEqualTo(1);
+        reader.close();
+    }
+
     private static List<StreamRecord> records(
             PartitionBucket partitionBucket, long fromOffset, long toOffset) {
         return LongStream.range(fromOffset, toOffset)
@@ -308,11 +369,17 @@ class FencedStreamReaderTest {
         final List<AbortedRange> recorded = new ArrayList<>();
         int readUpTo;
         int delivered;
-        int readNewCalls;
+        volatile int readNewCalls;
         boolean closed;
+
+        int pollNewCalls;
+
+        /** When set, a read to the log's end waits for it once it started. */
+        volatile CountDownLatch readWaitsFor;
 
         @Override
         public List<AbortedRange> pollNew() {
+            pollNewCalls++;
             int upTo = Math.max(readUpTo, Math.min(delivered, recorded.size()));
             List<AbortedRange> news = new ArrayList<>(recorded.subList(readUpTo, upTo));
             readUpTo = upTo;
@@ -332,9 +399,22 @@ class FencedStreamReaderTest {
             if (readStarted != null) {
                 readStarted.countDown();
             }
+            if (readWaitsFor != null) {
+                try {
+                    if (!readWaitsFor.await(30, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the test never let the read end");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+            List<AbortedRange> news;
+            synchronized (this) {
+                news = new ArrayList<>(recorded.subList(readUpTo, recorded.size()));
+                readUpTo = recorded.size();
+            }
             readNewCalls++;
-            List<AbortedRange> news = new ArrayList<>(recorded.subList(readUpTo, recorded.size()));
-            readUpTo = recorded.size();
             return news;
         }
 

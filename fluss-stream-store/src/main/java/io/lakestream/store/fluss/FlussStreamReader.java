@@ -32,6 +32,7 @@ import org.apache.fluss.client.table.Table;
 import org.apache.fluss.client.table.scanner.ScanRecord;
 import org.apache.fluss.client.table.scanner.log.LogScanner;
 import org.apache.fluss.client.table.scanner.log.ScanRecords;
+import org.apache.fluss.exception.FetchException;
 import org.apache.fluss.metadata.PartitionInfo;
 import org.apache.fluss.metadata.TableBucket;
 
@@ -127,6 +128,13 @@ final class FlussStreamReader implements StreamReader {
      * one listing of the table's partitions when the batch names a partition this reader has not
      * seen, and one earliest and one latest offset listing (each sent to all partitions at once).
      * Subscribing a bucket of Fluss's scanner itself sends nothing.
+     *
+     * <p>Bounded subscriptions are started without the offset listings: their ranges are what the
+     * store held when the read was planned, and Fluss's tablet server refuses a fetch outside the
+     * offsets it holds (Fluss 0.9.1 {@code LocalLog#read}; the client's {@code LogFetchCollector}
+     * throws {@code FetchException}), which {@link #poll} then reports as the listing would have.
+     * The listings are a metadata refresh and a round trip to the leaders that a batch read's last
+     * bucket would otherwise wait for before its first fetch.
      */
     @Override
     public void subscribe(List<StreamSubscription> batch) {
@@ -156,7 +164,8 @@ final class FlussStreamReader implements StreamReader {
         List<PartitionBucket> existing = new ArrayList<>();
         for (StreamSubscription subscription : toStart) {
             PartitionBucket pb = subscription.partitionBucket();
-            if (partitionId(pb.partition(), false) != null) {
+            if (partitionId(pb.partition(), false) != null
+                    && subscription.stopOffset() == NO_STOP_OFFSET) {
                 existing.add(pb);
             }
         }
@@ -189,7 +198,8 @@ final class FlussStreamReader implements StreamReader {
                 continue;
             }
             long offset = subscription.startOffset();
-            if (offset < earliest.get(pb) || offset > latest.get(pb)) {
+            if (earliest.containsKey(pb)
+                    && (offset < earliest.get(pb) || offset > latest.get(pb))) {
                 throw outOfRange(pb, offset, earliest.get(pb), latest.get(pb));
             }
             start(partitionId, wanted);
@@ -206,6 +216,48 @@ final class FlussStreamReader implements StreamReader {
             subscriptions.put(
                     new TableBucket(table.storeTableId(), partitionId, pb.bucket()), subscription);
         }
+    }
+
+    /**
+     * The error of a fetch that Fluss refused, which names neither the table nor the
+     * partition-bucket: when a subscription's start lies outside the offsets the store now holds (a
+     * bounded subscription is started unchecked; any may fall behind the store's retention), the
+     * error the listing at subscription would have given, else Fluss's own named with the table.
+     */
+    private StreamStoreException refusedFetch(FetchException e) {
+        List<PartitionBucket> subscribed = new ArrayList<>();
+        for (Subscription subscription : subscriptions.values()) {
+            subscribed.add(subscription.partitionBucket);
+        }
+        List<Map<PartitionBucket, Long>> listed;
+        try {
+            listed =
+                    store.listOffsets(
+                            layout,
+                            subscribed,
+                            Arrays.asList(OffsetPosition.EARLIEST, OffsetPosition.LATEST));
+        } catch (RuntimeException listing) {
+            e.addSuppressed(listing);
+            listed = Arrays.asList(Collections.emptyMap(), Collections.emptyMap());
+        }
+        for (Subscription subscription : subscriptions.values()) {
+            PartitionBucket pb = subscription.partitionBucket;
+            Long earliest = listed.get(0).get(pb);
+            Long latest = listed.get(1).get(pb);
+            long offset = subscription.startOffset;
+            if (earliest != null && latest != null && (offset < earliest || offset > latest)) {
+                StreamStoreException error = outOfRange(pb, offset, earliest, latest);
+                error.addSuppressed(e);
+                return error;
+            }
+        }
+        return new StreamStoreException(
+                String.format(
+                        "Reading stream table %s (Paimon table %s) failed: %s",
+                        table.storeTableName(),
+                        table.spec().identifier().getFullName(),
+                        e.getMessage()),
+                e);
     }
 
     private StreamStoreException outOfRange(
@@ -276,7 +328,12 @@ final class FlussStreamReader implements StreamReader {
         if (subscriptions.isEmpty()) {
             return Collections.emptyList();
         }
-        ScanRecords records = scanner.poll(timeout);
+        ScanRecords records;
+        try {
+            records = scanner.poll(timeout);
+        } catch (FetchException e) {
+            throw refusedFetch(e);
+        }
         if (records.isEmpty()) {
             return Collections.emptyList();
         }

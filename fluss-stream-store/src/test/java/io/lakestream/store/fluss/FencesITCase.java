@@ -322,7 +322,7 @@ class FencesITCase {
      * One batched subscription starts partition-buckets of several partitions at their offsets,
      * finishes empty ranges at once, keeps a partition that does not exist yet pending until it is
      * written, and skips a fence recorded before it; a start offset outside what the store holds
-     * fails the batch naming the partition-bucket.
+     * fails the batch naming the partition-bucket, or for a bounded range the first poll.
      */
     @Test
     void aBatchOfSubscriptionsStartsEveryPartitionBucketAtItsOffset() throws Exception {
@@ -388,6 +388,21 @@ class FencesITCase {
                     .isInstanceOf(StreamStoreException.class)
                     .hasMessageContaining("Offset 11 of " + b1)
                     .hasMessageContaining("out of range");
+        }
+        // a bounded range is started unchecked: the store's fetch refuses it, and the poll fails
+        // as the subscription would have, naming the partition-bucket and what the store holds
+        try (StreamReader reader = readingStore.createReader(seen)) {
+            reader.subscribe(Collections.singletonList(new StreamSubscription(b1, 12, 20)));
+            assertThatThrownBy(
+                            () -> {
+                                long deadline = System.currentTimeMillis() + 60_000;
+                                while (System.currentTimeMillis() < deadline) {
+                                    reader.poll(Duration.ofMillis(200));
+                                }
+                            })
+                    .isInstanceOf(StreamStoreException.class)
+                    .hasMessageContaining("Offset 12 of " + b1)
+                    .hasMessageContaining("out of range: the store holds offsets [0, 10)");
         }
     }
 

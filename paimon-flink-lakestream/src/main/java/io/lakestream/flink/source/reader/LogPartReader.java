@@ -220,18 +220,32 @@ final class LogPartReader {
         }
     }
 
-    /** Subscribes the logs of the splits whose lake part is done, all with one call. */
+    /**
+     * Subscribes the logs of the splits whose lake part is done: those read without end with one
+     * call, which reads the fence log to its end; those with a stop offset, planned before the
+     * split reader was given them (it then started a read of the fence log to its end, see {@link
+     * ReaderStore#openAhead}), with another that waits for that read instead.
+     */
     private void subscribePending() {
         if (toSubscribe.isEmpty()) {
             return;
         }
-        List<StreamSubscription> subscriptions = new ArrayList<>(toSubscribe.size());
+        List<StreamSubscription> unbounded = new ArrayList<>();
+        List<StreamSubscription> planned = new ArrayList<>();
         for (LakeStreamSplit split : toSubscribe) {
-            subscriptions.add(
+            StreamSubscription subscription =
                     new StreamSubscription(
-                            split.partitionBucket(), split.nextLogOffset(), split.logStopOffset()));
+                            split.partitionBucket(), split.nextLogOffset(), split.logStopOffset());
+            if (split.logStopOffset() == StreamReader.NO_STOP_OFFSET) {
+                unbounded.add(subscription);
+            } else {
+                planned.add(subscription);
+            }
         }
-        store.log().subscribe(subscriptions);
+        store.log().subscribePlanned(planned);
+        if (!unbounded.isEmpty()) {
+            store.log().subscribe(unbounded);
+        }
         for (LakeStreamSplit split : toSubscribe) {
             logSplits.put(split.partitionBucket(), split);
             lag.track(split.partitionBucket(), split.nextLogOffset(), split.logStopOffset());
