@@ -22,6 +22,8 @@ import io.lakestream.offsets.AbortedRange;
 import io.lakestream.offsets.AbortedRanges;
 import io.lakestream.offsets.PartitionBucket;
 
+import javax.annotation.Nullable;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -137,7 +139,10 @@ public final class FencedStreamReader implements StreamReader {
         try {
             reader.subscribe(subscriptions);
         } catch (RuntimeException e) {
-            awaitAheadReads();
+            RuntimeException readFailure = endAheadReads();
+            if (readFailure != null) {
+                e.addSuppressed(readFailure);
+            }
             throw e;
         }
         joinAheadReads();
@@ -156,23 +161,39 @@ public final class FencedStreamReader implements StreamReader {
         return fenceReads;
     }
 
-    /** Adds the fences of every read started ahead, waiting for those still running. */
+    /**
+     * Adds the fences of every read started ahead, waiting for those still running; throws the
+     * first failure of one, after all ended (none may hold the fence log after this returns).
+     */
     private void joinAheadReads() {
-        try {
-            for (AheadCall<List<AbortedRange>> read : aheadReads) {
-                fences.addAll(read.join());
-            }
-        } finally {
-            aheadReads.clear();
+        RuntimeException failure = endAheadReads();
+        if (failure != null) {
+            throw failure;
         }
     }
 
-    /** Waits for the reads started ahead, whichever way they end, without their fences. */
-    private void awaitAheadReads() {
-        for (AheadCall<List<AbortedRange>> read : aheadReads) {
-            read.await();
-        }
+    /**
+     * Waits for the reads started ahead, whichever way they end, and adds the fences of those that
+     * succeeded (the log read past them, and no later read returns them again); returns the first
+     * failure, with the others suppressed, or null.
+     */
+    @Nullable
+    private RuntimeException endAheadReads() {
+        List<AheadCall<List<AbortedRange>>> reads = new ArrayList<>(aheadReads);
         aheadReads.clear();
+        RuntimeException failure = null;
+        for (AheadCall<List<AbortedRange>> read : reads) {
+            try {
+                fences.addAll(read.join());
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        return failure;
     }
 
     /**
@@ -247,8 +268,9 @@ public final class FencedStreamReader implements StreamReader {
     @Override
     public void close() {
         if (fenceReads != null) {
-            // a read started ahead may be in flight; the fence log is closed after it
-            awaitAheadReads();
+            // a read started ahead may be in flight; the fence log is closed after it, and a
+            // failed read fails no close
+            endAheadReads();
             fenceReads.shutdown();
         }
         try {
