@@ -198,6 +198,7 @@ class LevelZeroReadITCase {
         long stored = tables.storedRecords(table);
         long snapshot = table.snapshotManager().latestSnapshotId();
         JobClient writer = writeUncommitted(table, rows);
+        boolean stopped = false;
         try {
             Await.until(
                     () -> tables.storedRecords(table) >= stored + rows.size(),
@@ -208,14 +209,17 @@ class LevelZeroReadITCase {
             Await.until(
                     () -> tables.table(name).snapshotManager().latestSnapshotId() > snapshot,
                     "the checkpoint is committed");
-            // a commit may write an append and a compaction snapshot: let it finish
-            long committed;
-            do {
-                committed = tables.table(name).snapshotManager().latestSnapshotId();
-                Thread.sleep(500);
-            } while (tables.table(name).snapshotManager().latestSnapshotId() != committed);
-        } finally {
+            // a commit may write an append and a compaction snapshot, in one call of the
+            // committer's checkpoint notification; a cancelled task ends after the call it is in
             writer.cancel().get(1, TimeUnit.MINUTES);
+            stopped = true;
+            Await.until(
+                    () -> writer.getJobStatus().get().isGloballyTerminalState(),
+                    "the writer stopped");
+        } finally {
+            if (!stopped) {
+                writer.cancel().get(1, TimeUnit.MINUTES);
+            }
         }
     }
 
