@@ -25,6 +25,7 @@ import io.lakestream.store.StreamStoreException;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.table.LakeStreamEnablement;
+import io.lakestream.table.OptionValues;
 import io.lakestream.table.StreamTableLookup;
 
 import org.apache.paimon.table.FileStoreTable;
@@ -102,9 +103,14 @@ public abstract class LakeStreamTableBuilder<B extends LakeStreamTableBuilder<B>
         return table;
     }
 
-    /** The table's options with the {@code lake-stream.*} ones given here on top. */
+    /**
+     * The table's options with the {@code lake-stream.*} ones given here on top; a value its option
+     * cannot read is refused naming the table, the option and the value.
+     */
     protected Map<String, String> mergedOptions() {
-        return LakeStreamOptions.forTable(table.options(), options);
+        Map<String, String> merged = LakeStreamOptions.forTable(table.options(), options);
+        OptionValues.refuseUnreadable(table.fullName(), merged, IllegalArgumentException::new);
+        return merged;
     }
 
     /**

@@ -385,6 +385,9 @@ class LakeStreamSourceITCase {
                                         .setOptions(storeOptions())
                                         .setOption(LakeStreamOptions.READ_ISOLATION.key(), "dirty")
                                         .build())
-                .hasMessageContaining("lake-stream.read.isolation");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(
+                        "Table source_it.build_errors: 'lake-stream.read.isolation' cannot be "
+                                + "'dirty'");
     }
 }
