@@ -161,22 +161,23 @@ final class FlussStreamReader implements StreamReader {
         if (unknownPartition) {
             refreshPartitionIds();
         }
-        List<PartitionBucket> existing = new ArrayList<>();
+        // the logs read without end whose partition exists: a bounded range is left to the fetch
+        List<PartitionBucket> toCheck = new ArrayList<>();
         for (StreamSubscription subscription : toStart) {
             PartitionBucket pb = subscription.partitionBucket();
             if (partitionId(pb.partition(), false) != null
                     && subscription.stopOffset() == NO_STOP_OFFSET) {
-                existing.add(pb);
+                toCheck.add(pb);
             }
         }
         Map<PartitionBucket, Long> earliest = Collections.emptyMap();
         Map<PartitionBucket, Long> latest = Collections.emptyMap();
-        if (!existing.isEmpty()) {
+        if (!toCheck.isEmpty()) {
             // the two listings travel together: one round trip to the leaders, not two
             List<Map<PartitionBucket, Long>> listed =
                     store.listOffsets(
                             layout,
-                            existing,
+                            toCheck,
                             Arrays.asList(OffsetPosition.EARLIEST, OffsetPosition.LATEST));
             earliest = listed.get(0);
             latest = listed.get(1);
