@@ -57,8 +57,8 @@ public final class WriterLease implements AutoCloseable {
     private final String owner;
     private final String description;
     private final long timeoutMillis;
-    private final WriterLeaseLog log;
-    private final WriterLeaseReplay replay;
+    private final ReplayedLeaseLog log;
+    private WriterLeaseReplay replay;
     private ScheduledExecutorService renewer;
     private WriterLeaseLog renewLog;
 
@@ -73,7 +73,8 @@ public final class WriterLease implements AutoCloseable {
         this.owner = owner;
         this.description = description;
         this.timeoutMillis = timeout.toMillis();
-        this.log = store.openWriterLeaseLog(table);
+        this.log = ReplayedLeaseLog.open(store, table, timeoutMillis);
+        // an empty replay until the first read: a lease that was never read is held by nobody
         this.replay = new WriterLeaseReplay(timeoutMillis);
     }
 
@@ -86,7 +87,7 @@ public final class WriterLease implements AutoCloseable {
      */
     public void acquire() throws InterruptedException {
         log.append(owner, description);
-        replay.apply(log.readNew());
+        replay = log.readToEnd();
         WriterLeaseEntry firstSeen = replay.holderEntry();
         while (!held()) {
             WriterLeaseEntry other = replay.holderEntry();
@@ -112,7 +113,7 @@ public final class WriterLease implements AutoCloseable {
                     waitMillis);
             Thread.sleep(Math.max(EXPIRY_MARGIN_MILLIS, waitMillis));
             log.append(owner, description);
-            replay.apply(log.readNew());
+            replay = log.readToEnd();
         }
     }
 
@@ -135,7 +136,7 @@ public final class WriterLease implements AutoCloseable {
         if (renewer == null) {
             return;
         }
-        replay.apply(log.readNew());
+        replay = log.readToEnd();
         if (!held()) {
             throw conflict(replay.holderEntry());
         }

@@ -79,6 +79,22 @@ public final class WriterLeaseReplay {
         this.timeoutMillis = timeoutMillis;
     }
 
+    /** A replay that starts where this one stands and goes on independently of it. */
+    WriterLeaseReplay copy() {
+        WriterLeaseReplay copy = new WriterLeaseReplay(timeoutMillis);
+        copy.lastEntryOfOwner.putAll(lastEntryOfOwner);
+        copy.seen.addAll(seen);
+        copy.retired.addAll(retired);
+        copy.seenBeforeMaintenance.addAll(seenBeforeMaintenance);
+        copy.holderEntry = holderEntry;
+        copy.lastRelease = lastRelease;
+        return copy;
+    }
+
+    long timeoutMillis() {
+        return timeoutMillis;
+    }
+
     public void apply(List<WriterLeaseEntry> entries) {
         for (WriterLeaseEntry entry : entries) {
             if (entry.isRelease()) {

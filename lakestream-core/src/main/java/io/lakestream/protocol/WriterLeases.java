@@ -21,7 +21,6 @@ package io.lakestream.protocol;
 import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.WriterLeaseEntry;
-import io.lakestream.store.WriterLeaseLog;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -34,9 +33,9 @@ import java.util.function.Supplier;
  * writes the table (enabling lake-stream mode records the store's end offsets, which a writing job
  * still moves).
  *
- * <p>Both replay the whole lease log the way the sinks do, with the timeout the caller configures;
- * a job started with a longer {@code lake-stream.sink.writer-lease-timeout} than the caller's is
- * judged by the caller's.
+ * <p>Both replay the lease log the way the sinks do (from where this process last replayed it, see
+ * {@link ReplayedLeaseLog}), with the timeout the caller configures; a job started with a longer
+ * {@code lake-stream.sink.writer-lease-timeout} than the caller's is judged by the caller's.
  */
 public final class WriterLeases {
 
@@ -49,11 +48,9 @@ public final class WriterLeases {
      */
     public static Optional<WriterLeaseEntry> holder(
             StreamStore store, StreamTable table, Duration timeout) {
-        WriterLeaseReplay replay = new WriterLeaseReplay(timeout.toMillis());
-        try (WriterLeaseLog log = store.openWriterLeaseLog(table)) {
-            replay.apply(log.readNew());
+        try (ReplayedLeaseLog log = ReplayedLeaseLog.open(store, table, timeout.toMillis())) {
+            return Optional.ofNullable(log.readToEnd().holderEntry());
         }
-        return Optional.ofNullable(replay.holderEntry());
     }
 
     /**
@@ -94,11 +91,9 @@ public final class WriterLeases {
             Duration timeout,
             Supplier<T> action) {
         String owner = WriterLeaseReplay.MAINTENANCE_OWNER_PREFIX + UUID.randomUUID();
-        WriterLeaseReplay replay = new WriterLeaseReplay(timeout.toMillis());
-        try (WriterLeaseLog log = store.openWriterLeaseLog(table)) {
+        try (ReplayedLeaseLog log = ReplayedLeaseLog.open(store, table, timeout.toMillis())) {
             log.append(owner, description);
-            replay.apply(log.readNew());
-            WriterLeaseEntry holder = replay.holderEntry();
+            WriterLeaseEntry holder = log.readToEnd().holderEntry();
             if (holder == null) {
                 throw new IllegalStateException(
                         String.format(

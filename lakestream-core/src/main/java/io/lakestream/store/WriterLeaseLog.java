@@ -20,6 +20,8 @@ package io.lakestream.store;
 
 import org.apache.paimon.annotation.Experimental;
 
+import javax.annotation.Nullable;
+
 import java.util.List;
 
 /**
@@ -48,6 +50,38 @@ public interface WriterLeaseLog extends AutoCloseable {
      * started.
      */
     List<WriterLeaseEntry> readNew();
+
+    /**
+     * A name of this log that no other log this process can open shares (a log dropped and created
+     * again under the same table name included, where the store can tell them apart), or null when
+     * the log cannot be read from a position: then every reader replays it from its start.
+     *
+     * <p>With a name, a process replays a log once and then only what was appended since (see
+     * {@code ReplayedLeaseLog}); a reader checks that the entry before the position it resumes at
+     * is the one it saw there, so a name that two logs happen to share costs a replay from the
+     * start, never a wrong holder.
+     */
+    @Nullable
+    default String resumableId() {
+        return null;
+    }
+
+    /**
+     * The position after the last entry {@link #readNew} returned (the position a {@link #seek} was
+     * given, before any read). Positions are the log's own, count up by one per entry and are never
+     * given to another entry of the same log. Only for logs with a {@link #resumableId}.
+     */
+    default long position() {
+        throw new UnsupportedOperationException(getClass().getName() + " has no positions.");
+    }
+
+    /**
+     * Makes the first {@link #readNew} return the entries from {@code position} on instead of all
+     * retained ones. Only before the first read, and only for logs with a {@link #resumableId}.
+     */
+    default void seek(long position) {
+        throw new UnsupportedOperationException(getClass().getName() + " has no positions.");
+    }
 
     @Override
     void close();

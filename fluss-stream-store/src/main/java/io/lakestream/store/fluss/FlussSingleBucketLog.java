@@ -65,6 +65,11 @@ final class FlussSingleBucketLog implements AutoCloseable {
     private AppendWriter writer;
     private long nextOffset;
 
+    /** Where the first read starts: {@link #seek}'s offset, else the log's earliest. */
+    private long startOffset = LogScanner.EARLIEST_OFFSET;
+
+    private boolean subscribed;
+
     /**
      * Whether this log refreshed its table's metadata: the handle is opened without a refresh, as
      * the first {@link #readNew} makes one before it lists the log's end, and the first append
@@ -82,7 +87,6 @@ final class FlussSingleBucketLog implements AutoCloseable {
         this.table = table;
         this.path = table.getTableInfo().getTablePath();
         this.scanner = table.newScan().createLogScanner();
-        scanner.subscribeFromBeginning(0);
     }
 
     static TablePath pathNextTo(TablePath streamTable, String suffix) {
@@ -146,6 +150,7 @@ final class FlussSingleBucketLog implements AutoCloseable {
      * row is appended, so a log that does not grow costs no round trip of the caller.
      */
     List<ScanRecord> pollNew() {
+        subscribe();
         List<ScanRecord> records = new ArrayList<>();
         for (ScanRecord record : scanner.poll(Duration.ZERO)) {
             records.add(record);
@@ -175,6 +180,7 @@ final class FlussSingleBucketLog implements AutoCloseable {
                                         .thenApply(offsets -> offsets.get(0)),
                         "list offsets of " + path);
         metadataRefreshed = true;
+        subscribe();
         List<ScanRecord> records = new ArrayList<>();
         long deadline = System.currentTimeMillis() + calls.timeout().toMillis();
         while (nextOffset < end) {
@@ -190,6 +196,40 @@ final class FlussSingleBucketLog implements AutoCloseable {
             }
         }
         return records;
+    }
+
+    /**
+     * Makes the first read start at {@code offset}. Fluss's scanner skips the records of a fetched
+     * batch below the offset it was subscribed at ({@code CompletedFetch}), so the first record
+     * read is the one at {@code offset}, or the log's earliest if that is later.
+     */
+    void seek(long offset) {
+        if (subscribed) {
+            throw new IllegalStateException("The log " + path + " was read already.");
+        }
+        startOffset = offset;
+        nextOffset = offset;
+    }
+
+    /** The offset after the last record read, or the one {@link #seek} was given before a read. */
+    long nextOffset() {
+        return nextOffset;
+    }
+
+    /** The id Fluss gave the table: a table dropped and created again gets another. */
+    long tableId() {
+        return table.getTableInfo().getTableId();
+    }
+
+    String bootstrapServers() {
+        return calls.bootstrapServers();
+    }
+
+    private void subscribe() {
+        if (!subscribed) {
+            scanner.subscribe(0, startOffset);
+            subscribed = true;
+        }
     }
 
     @Override

@@ -104,6 +104,22 @@ final class FlussWriterLeaseLog implements WriterLeaseLog {
     }
 
     @Override
+    public String resumableId() {
+        // the cluster and the table's id: a log table dropped and created again has another id
+        return "fluss:" + log.bootstrapServers() + "/" + log.path() + "#" + log.tableId();
+    }
+
+    @Override
+    public long position() {
+        return log.nextOffset();
+    }
+
+    @Override
+    public void seek(long position) {
+        log.seek(position);
+    }
+
+    @Override
     public void close() {
         log.close();
     }

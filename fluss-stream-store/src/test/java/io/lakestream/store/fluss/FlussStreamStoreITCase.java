@@ -31,6 +31,8 @@ import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
 import io.lakestream.store.StreamWriter;
+import io.lakestream.store.WriterLeaseEntry;
+import io.lakestream.store.WriterLeaseLog;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 
 import org.apache.paimon.catalog.Identifier;
@@ -44,6 +46,8 @@ import org.apache.paimon.types.RowType;
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;
 import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.client.table.Table;
+import org.apache.fluss.client.table.writer.AppendWriter;
 import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.metadata.DataLakeFormat;
 import org.apache.fluss.metadata.LogFormat;
@@ -63,6 +67,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -458,5 +463,40 @@ class FlussStreamStoreITCase {
                 .containsExactlyInAnyOrder(
                         FlussStreamRoundTripITCase.partition("2024-01-01"),
                         FlussStreamRoundTripITCase.partition("2024-01-02"));
+    }
+
+    /**
+     * A lease log resumed at a position inside one of Fluss's batches starts at that record: the
+     * scanner is handed whole batches and drops the records below the offset it was subscribed at.
+     */
+    @Test
+    void aWriterLeaseLogResumedInsideABatchStartsAtItsPosition() throws Exception {
+        StreamTable table = store.provision(spec("resumed_in_batch", 1));
+        TablePath leases =
+                FlussWriterLeaseLog.writerTablePath(TablePath.of("store_it", "resumed_in_batch"));
+        try (Connection connection =
+                        ConnectionFactory.createConnection(
+                                SharedFlussCluster.cluster().getClientConfig());
+                Table leaseTable = connection.getTable(leases)) {
+            AppendWriter writer = leaseTable.newAppend().createWriter();
+            List<CompletableFuture<?>> appended = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                appended.add(
+                        writer.append(
+                                org.apache.fluss.row.GenericRow.of(
+                                        org.apache.fluss.row.BinaryString.fromString("job-" + i),
+                                        org.apache.fluss.row.BinaryString.fromString("job " + i),
+                                        false)));
+            }
+            CompletableFuture.allOf(appended.toArray(new CompletableFuture<?>[0])).get();
+        }
+        try (WriterLeaseLog whole = store.openWriterLeaseLog(table);
+                WriterLeaseLog resumed = store.openWriterLeaseLog(table)) {
+            List<WriterLeaseEntry> all = whole.readNew();
+            assertThat(all).hasSize(10);
+            resumed.seek(whole.position() - 6);
+            assertThat(resumed.readNew()).isEqualTo(all.subList(4, 10));
+            assertThat(resumed.position()).isEqualTo(whole.position());
+        }
     }
 }

@@ -51,5 +51,21 @@ final class MemoryWriterLeaseLog implements WriterLeaseLog {
     }
 
     @Override
+    public String resumableId() {
+        // the registry gives a table created again under the same name another id
+        return "memory:" + table.name + "#" + table.id;
+    }
+
+    @Override
+    public long position() {
+        return read;
+    }
+
+    @Override
+    public void seek(long position) {
+        read = Math.toIntExact(position);
+    }
+
+    @Override
     public void close() {}
 }

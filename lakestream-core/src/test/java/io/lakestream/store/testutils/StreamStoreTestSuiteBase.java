@@ -375,6 +375,42 @@ public abstract class StreamStoreTestSuiteBase {
         }
     }
 
+    @Test
+    void aWriterLeaseLogResumesAtAPositionOfItsOwn() throws Exception {
+        StreamTable table = store().provision(appendSpec("resumed_leases", OWNER));
+        StreamTable other = store().provision(appendSpec("other_leases", OWNER));
+        List<WriterLeaseEntry> all;
+        long end;
+        String id;
+        try (WriterLeaseLog writing = store().openWriterLeaseLog(table)) {
+            for (int i = 0; i < 5; i++) {
+                writing.append("job-" + i, "job " + i);
+            }
+            writing.release("job-4", "job four, finished");
+            all = writing.readNew();
+            end = writing.position();
+            id = writing.resumableId();
+        }
+        assertThat(all).hasSize(6);
+        try (WriterLeaseLog resumed = store().openWriterLeaseLog(table);
+                WriterLeaseLog another = store().openWriterLeaseLog(other)) {
+            assertThat(resumed.resumableId())
+                    .as("the same log opened again is resumable under the same name")
+                    .isNotNull()
+                    .isEqualTo(id);
+            assertThat(another.resumableId()).isNotEqualTo(id);
+            resumed.seek(end - 3);
+            assertThat(resumed.position()).isEqualTo(end - 3);
+            assertThat(resumed.readNew()).isEqualTo(all.subList(3, 6));
+            assertThat(resumed.position()).isEqualTo(end);
+            resumed.append("job-5", "job five");
+            assertThat(resumed.readNew())
+                    .extracting(WriterLeaseEntry::owner)
+                    .containsExactly("job-5");
+            assertThat(resumed.position()).isEqualTo(end + 1);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------
     // schema evolution
     // ---------------------------------------------------------------------------------------
