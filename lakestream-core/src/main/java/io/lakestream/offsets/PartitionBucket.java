@@ -35,6 +35,9 @@ public final class PartitionBucket implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
+    /** The hash of every partition row of no field, see {@link #samePartition}. */
+    private static final int EMPTY_PARTITION_HASH = BinaryRow.EMPTY_ROW.hashCode();
+
     private final BinaryRow partition;
     private final int bucket;
 
@@ -68,12 +71,25 @@ public final class PartitionBucket implements Serializable {
             return false;
         }
         PartitionBucket that = (PartitionBucket) o;
-        return bucket == that.bucket && partition.equals(that.partition);
+        return bucket == that.bucket && samePartition(partition, that.partition);
+    }
+
+    /**
+     * Whether two partition rows name the same partition. Rows of no field are the one partition of
+     * an unpartitioned table, equal without a look at their bytes: a writer compares the partition
+     * of every record with the previous one's, and Paimon's comparison of two binary rows reads
+     * them through their memory segments.
+     */
+    public static boolean samePartition(BinaryRow a, BinaryRow b) {
+        return a == b || (a.getFieldCount() == 0 && b.getFieldCount() == 0) || a.equals(b);
     }
 
     @Override
     public int hashCode() {
-        return 31 * partition.hashCode() + bucket;
+        // as samePartition: every row of no field is the same partition, whatever its header byte
+        // (the empty row's hash, as before, so that readers are given the same buckets)
+        return 31 * (partition.getFieldCount() == 0 ? EMPTY_PARTITION_HASH : partition.hashCode())
+                + bucket;
     }
 
     @Override

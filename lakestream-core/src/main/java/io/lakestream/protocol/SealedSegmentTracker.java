@@ -93,7 +93,7 @@ public final class SealedSegmentTracker {
     public PartitionBucket recordWritten(BinaryRow partition, int bucket) {
         PartitionCounts counts = lastPartition;
         // compares content: Paimon overwrites the same partition row object in place
-        if (counts == null || !counts.partition.equals(partition)) {
+        if (counts == null || !PartitionBucket.samePartition(counts.partition, partition)) {
             counts = partitions.get(partition);
             if (counts == null) {
                 counts = new PartitionCounts(partition.copy(), table.spec().numBuckets());

@@ -18,6 +18,7 @@
 
 package io.lakestream.store.fluss;
 
+import io.lakestream.LakeStreamOptions;
 import io.lakestream.examples.LocalFlussCluster;
 import io.lakestream.offsets.PartitionBucket;
 import io.lakestream.store.StreamStore;
@@ -83,6 +84,10 @@ import java.util.stream.Stream;
  *       the writer back when its buffer is full, so this is the writer's throughput against a
  *       tablet server on the same cores, not the cost of the calling thread alone. Each iteration
  *       ends with a flush.
+ *   <li>{@code writeMemory}: the same write into the {@code memory} store of this process, with a
+ *       flush and a commit of what was flushed every 4,096 records (the records a commit covers
+ *       become evictable, as a checkpoint makes them), so that the process's budget never runs out;
+ *       its records are readable in this process when the call returns.
  * </ul>
  *
  * <p>Rows, their partition-buckets and row kinds are built in the trial's setup, so that {@code
@@ -233,6 +238,41 @@ public class StreamWriterBenchmark {
     public void write(ClusterWriter cluster) {
         int i = nextIndex();
         cluster.writer.write(partitionBuckets[i], kinds[i], rows[i]);
+    }
+
+    @Benchmark
+    public void writeMemory(MemoryWriter memory) {
+        int i = nextIndex();
+        memory.writer.write(partitionBuckets[i], kinds[i], rows[i]);
+        if (i == ROWS - 1) {
+            memory.store.advanceCommittedOffsets(memory.table, memory.writer.flush());
+        }
+    }
+
+    /** The {@code memory} store of this process with the benchmark's stream table and a writer. */
+    @State(Scope.Benchmark)
+    public static class MemoryWriter {
+
+        private StreamStore store;
+        private StreamTable table;
+        private StreamWriter writer;
+
+        @Setup(Level.Trial)
+        public void start(StreamWriterBenchmark benchmark) {
+            Map<String, String> options = new HashMap<>();
+            options.put(LakeStreamOptions.STORE.key(), "memory");
+            store = StreamStoreLoader.create(options, StreamWriterBenchmark.class.getClassLoader());
+            table =
+                    store.provision(
+                            StreamTableSpec.of(benchmark.identifier, benchmark.paimonTable));
+            writer = store.createWriter(table);
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() {
+            writer.close();
+            store.close();
+        }
     }
 
     /**

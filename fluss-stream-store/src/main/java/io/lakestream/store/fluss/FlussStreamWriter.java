@@ -163,7 +163,7 @@ final class FlussStreamWriter implements StreamWriter {
             BinaryRow partition = partitionBucket.partition();
             StreamPartitionTargets.Target target = lastTarget;
             // compares content: callers may overwrite the same partition row object in place
-            if (target == null || !target.partition().equals(partition)) {
+            if (target == null || !PartitionBucket.samePartition(target.partition(), partition)) {
                 // refuses a partition that Fluss cannot file under a name of its own (a null
                 // value, a timestamp before year 1) before Fluss's writer files it: Fluss would
                 // fail with a bare null-pointer exception, or put the record into another

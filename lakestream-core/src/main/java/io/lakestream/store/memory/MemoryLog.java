@@ -18,7 +18,14 @@
 
 package io.lakestream.store.memory;
 
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.memory.MemorySegment;
+import org.apache.paimon.memory.MemorySegmentUtils;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.types.RowType;
+
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,14 +41,28 @@ import java.util.Map;
  * offset against it. Records below the offset the table's latest snapshot committed may be evicted
  * when the store needs room and no reader of the process still reads them (a reader pins its
  * position): Paimon holds them.
+ *
+ * <p>Records are kept in chunks of {@link #CHUNK_RECORDS}: their rows' bytes one after the other in
+ * one array, their kinds, times and written types in arrays beside it, so that a record held costs
+ * the garbage collector no object of its own. (A log of one object per record, each with its row's
+ * own byte array, spent a third of a writer's time in collections once the store held a few hundred
+ * megabytes: every record of the budget stays in the heap until a commit lets it go.) A chunk is
+ * freed once all its records are evicted; bytes appended to a chunk never change, so a row read
+ * from a chunk stays valid after the log moved on.
  */
 final class MemoryLog {
 
-    /** Offset of {@code records.get(0)}; records below {@link #start} are null. */
+    /** Records per chunk: every chunk but the last one holds exactly this many. */
+    static final int CHUNK_RECORDS = 4096;
+
+    /**
+     * Offset of the first record of {@code chunks.get(0)}; records below {@link #start} are gone.
+     */
     private long base;
 
     private long start;
-    private final List<MemoryRecord> records = new ArrayList<>();
+    private long end;
+    private final List<Chunk> chunks = new ArrayList<>();
     private boolean established;
     private boolean dropped;
     private long committed;
@@ -54,7 +75,7 @@ final class MemoryLog {
     }
 
     long end() {
-        return base + records.size();
+        return end;
     }
 
     boolean isEstablished() {
@@ -65,11 +86,23 @@ final class MemoryLog {
         return dropped;
     }
 
-    /** Appends a record; returns its offset. */
-    long append(MemoryRecord record) {
+    /**
+     * Appends a copy of {@code row}'s bytes (the caller may reuse the row) with its kind, the type
+     * it was written with and its append time; returns its offset.
+     */
+    long append(RowKind kind, BinaryRow row, RowType writtenType, long timestamp) {
         established = true;
-        records.add(record);
-        return end() - 1;
+        Chunk last = chunks.isEmpty() ? null : chunks.get(chunks.size() - 1);
+        if (last == null) {
+            last = new Chunk(Chunk.INITIAL_RECORDS, Chunk.INITIAL_BYTES);
+            chunks.add(last);
+        } else if (last.count == CHUNK_RECORDS) {
+            // a log that filled a chunk fills the next one: sized like it, it never grows
+            last = new Chunk(CHUNK_RECORDS, last.used + last.used / 8);
+            chunks.add(last);
+        }
+        last.append(kind, row, writtenType, timestamp);
+        return end++;
     }
 
     /**
@@ -80,13 +113,19 @@ final class MemoryLog {
         if (!established) {
             base = offset;
             start = offset;
+            end = offset;
             established = true;
         }
     }
 
-    /** The record at {@code offset}, which must lie in [start, end). */
+    /**
+     * The record at {@code offset}, which must lie in [start, end). Its row is a view of the
+     * chunk's bytes, shared with every other reader: a caller that changes it (its row kind) copies
+     * it.
+     */
     MemoryRecord get(long offset) {
-        return records.get((int) (offset - base));
+        long index = offset - base;
+        return chunks.get((int) (index / CHUNK_RECORDS)).get((int) (index % CHUNK_RECORDS));
     }
 
     void pin(Object reader, long position) {
@@ -103,7 +142,7 @@ final class MemoryLog {
     }
 
     private long evictableUpTo() {
-        long upTo = Math.min(committed, end());
+        long upTo = Math.min(committed, end);
         for (long pinned : pins.values()) {
             upTo = Math.min(upTo, pinned);
         }
@@ -113,20 +152,16 @@ final class MemoryLog {
     /** Frees the committed records that no reader pins; returns their bytes. */
     long evict() {
         long upTo = evictableUpTo();
-        long freed = 0;
-        for (long offset = start; offset < upTo; offset++) {
-            int index = (int) (offset - base);
-            freed += records.get(index).bytes();
-            records.set(index, null);
+        if (upTo <= start) {
+            return 0;
         }
-        if (upTo > start) {
-            start = upTo;
-            // compact once half of the list is freed slots: amortized O(1) per record
-            int freedSlots = (int) (start - base);
-            if (freedSlots > records.size() / 2) {
-                records.subList(0, freedSlots).clear();
-                base = start;
-            }
+        long freed = bytesBetween(start, upTo);
+        start = upTo;
+        // chunks wholly below the new start go; a chunk partly below it stays until it is all
+        int freedChunks = (int) ((start - base) / CHUNK_RECORDS);
+        if (freedChunks > 0) {
+            chunks.subList(0, freedChunks).clear();
+            base += (long) freedChunks * CHUNK_RECORDS;
         }
         return freed;
     }
@@ -134,15 +169,96 @@ final class MemoryLog {
     /** Drops every record (the partition was dropped); returns their bytes. */
     long drop() {
         dropped = true;
-        long freed = 0;
-        for (MemoryRecord record : records) {
-            if (record != null) {
-                freed += record.bytes();
-            }
-        }
-        records.clear();
-        base = start;
+        long freed = bytesBetween(start, end);
+        chunks.clear();
+        base = end;
+        start = end;
         pins.clear();
         return freed;
+    }
+
+    /** What the records in [from, to) count against the budget. */
+    private long bytesBetween(long from, long to) {
+        long bytes = 0;
+        for (long offset = from; offset < to; ) {
+            long index = offset - base;
+            Chunk chunk = chunks.get((int) (index / CHUNK_RECORDS));
+            int first = (int) (index % CHUNK_RECORDS);
+            int last = (int) Math.min(chunk.count, first + (to - offset));
+            bytes += chunk.bytes(first, last);
+            offset += last - first;
+        }
+        return bytes;
+    }
+
+    /**
+     * Up to {@link #CHUNK_RECORDS} records. The first chunk of a log starts small and its arrays
+     * double, so that the many logs of a table with many partitions, each with a few records, hold
+     * little; the chunks after a full one start at its size.
+     */
+    private static final class Chunk {
+
+        private static final int INITIAL_RECORDS = 16;
+        private static final int INITIAL_BYTES = 1024;
+
+        private byte[] data;
+        private int used;
+
+        /** Where each record's row ends in {@link #data}; it starts where the previous one ends. */
+        private int[] ends;
+
+        private byte[] kinds;
+        private long[] timestamps;
+        private int[] arities;
+        private RowType[] types;
+        private int count;
+
+        Chunk(int records, int bytes) {
+            data = new byte[bytes];
+            ends = new int[records];
+            kinds = new byte[records];
+            timestamps = new long[records];
+            arities = new int[records];
+            types = new RowType[records];
+        }
+
+        void append(RowKind kind, BinaryRow row, RowType writtenType, long timestamp) {
+            if (count == ends.length) {
+                int capacity = Math.min(CHUNK_RECORDS, count * 2);
+                ends = Arrays.copyOf(ends, capacity);
+                kinds = Arrays.copyOf(kinds, capacity);
+                timestamps = Arrays.copyOf(timestamps, capacity);
+                arities = Arrays.copyOf(arities, capacity);
+                types = Arrays.copyOf(types, capacity);
+            }
+            int size = row.getSizeInBytes();
+            if (used + size > data.length) {
+                // a new array: rows read from the old one keep it and its bytes as they were
+                data = Arrays.copyOf(data, Math.max(data.length * 2, used + size));
+            }
+            MemorySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), data, used, size);
+            used += size;
+            ends[count] = used;
+            kinds[count] = kind.toByteValue();
+            timestamps[count] = timestamp;
+            arities[count] = row.getFieldCount();
+            types[count] = writtenType;
+            count++;
+        }
+
+        MemoryRecord get(int index) {
+            int from = index == 0 ? 0 : ends[index - 1];
+            BinaryRow row = new BinaryRow(arities[index]);
+            row.pointTo(MemorySegment.wrap(data), from, ends[index] - from);
+            return new MemoryRecord(
+                    RowKind.fromByteValue(kinds[index]), row, types[index], timestamps[index]);
+        }
+
+        /** What the records [first, last) count against the budget. */
+        long bytes(int first, int last) {
+            int from = first == 0 ? 0 : ends[first - 1];
+            int to = last == 0 ? 0 : ends[last - 1];
+            return (long) (to - from) + (long) (last - first) * MemoryRecord.OVERHEAD_BYTES;
+        }
     }
 }

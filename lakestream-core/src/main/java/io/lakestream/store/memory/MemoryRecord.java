@@ -23,13 +23,17 @@ import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
 
 /**
- * One record of a {@link MemoryLog}: the row as its writer encoded it, with the row type the writer
- * was planned with (readers of another schema convert it by field id), its kind and its append
- * time.
+ * One record of a {@link MemoryLog} as a reader gets it: the row as its writer encoded it (a view
+ * of the log's bytes), with the row type the writer was planned with (readers of another schema
+ * convert it by field id), its kind and its append time.
  */
 final class MemoryRecord {
 
-    /** What a record costs beside its row's bytes: this object and its slot in the log. */
+    /**
+     * What the budget counts for a record beside its row's bytes: its kind, time and the slots that
+     * hold them, with room to spare (the count a limit was set by, when a record was an object of
+     * its own with its own row).
+     */
     static final int OVERHEAD_BYTES = 64;
 
     final RowKind kind;
@@ -42,9 +46,5 @@ final class MemoryRecord {
         this.row = row;
         this.writtenType = writtenType;
         this.timestamp = timestamp;
-    }
-
-    long bytes() {
-        return row.getSizeInBytes() + OVERHEAD_BYTES;
     }
 }

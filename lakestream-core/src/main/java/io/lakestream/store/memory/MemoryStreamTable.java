@@ -57,6 +57,12 @@ final class MemoryStreamTable {
     /** Counts changes that readers wait for: appends, established logs, drops. */
     private long version;
 
+    /** Threads waiting in {@link #awaitChange}: a change wakes them only when there are some. */
+    private int waiting;
+
+    /** Counts the times partitions' logs were removed: a writer's kept logs are then stale. */
+    private long partitionsVersion;
+
     MemoryStreamTable(String name, long id, StreamTableSpec spec) {
         this.name = name;
         this.id = id;
@@ -147,6 +153,7 @@ final class MemoryStreamTable {
         if (logs == null) {
             return 0;
         }
+        partitionsVersion++;
         droppedPartitions.add(partition.copy());
         long freed = 0;
         for (MemoryLog log : logs) {
@@ -176,6 +183,7 @@ final class MemoryStreamTable {
             }
         }
         partitions.clear();
+        partitionsVersion++;
         markDropped();
         return freed;
     }
@@ -200,7 +208,13 @@ final class MemoryStreamTable {
     /** Tells waiting readers that something changed. */
     synchronized void changed() {
         version++;
-        notifyAll();
+        if (waiting > 0) {
+            notifyAll();
+        }
+    }
+
+    synchronized long partitionsVersion() {
+        return partitionsVersion;
     }
 
     synchronized long version() {
@@ -215,7 +229,12 @@ final class MemoryStreamTable {
             if (left <= 0) {
                 return;
             }
-            wait(left);
+            waiting++;
+            try {
+                wait(left);
+            } finally {
+                waiting--;
+            }
         }
     }
 }

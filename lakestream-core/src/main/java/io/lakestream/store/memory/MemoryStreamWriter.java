@@ -28,6 +28,8 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.types.RowKind;
 
+import javax.annotation.Nullable;
+
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -49,7 +51,16 @@ final class MemoryStreamWriter implements StreamWriter {
     private final String tableName;
 
     /** The end offset of each partition-bucket written since the last flush. */
-    private Map<PartitionBucket, Long> written = new HashMap<>();
+    private Map<PartitionBucket, WrittenEnd> written = new HashMap<>();
+
+    /** The entry in {@link #written} of the previous record's partition-bucket. */
+    @Nullable private WrittenEnd lastWritten;
+
+    /** The logs of the previous record's partition, see {@link #logOf}. */
+    @Nullable private MemoryLog[] lastLogs;
+
+    private BinaryRow lastPartition;
+    private long lastPartitionsVersion;
 
     MemoryStreamWriter(
             StreamTableSpec spec,
@@ -76,11 +87,14 @@ final class MemoryStreamWriter implements StreamWriter {
                             spec.identifier().getFullName(), rowKind, table.name));
         }
         checkBucket(partitionBucket);
-        BinaryRow copy = serializer.toBinaryRow(row).copy();
-        MemoryRecord record =
-                new MemoryRecord(rowKind, copy, spec.rowType(), System.currentTimeMillis());
+        // the serializer's reused row (or the caller's own binary row): the log copies its bytes
+        BinaryRow serialized = serializer.toBinaryRow(row);
         try {
-            budget.acquire(record.bytes(), maxBytes, writeTimeout, tableName);
+            budget.acquire(
+                    serialized.getSizeInBytes() + MemoryRecord.OVERHEAD_BYTES,
+                    maxBytes,
+                    writeTimeout,
+                    tableName);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StreamStoreException("Interrupted while writing to " + table.name, e);
@@ -88,17 +102,65 @@ final class MemoryStreamWriter implements StreamWriter {
         long end;
         synchronized (table) {
             checkNotDropped();
-            end = table.log(partitionBucket, true).append(record) + 1;
+            end =
+                    logOf(partitionBucket)
+                                    .append(
+                                            rowKind,
+                                            serialized,
+                                            spec.rowType(),
+                                            System.currentTimeMillis())
+                            + 1;
             table.changed();
         }
-        if (written.containsKey(partitionBucket)) {
-            // keeps the key copied below: the caller may reuse the partition row
-            written.put(partitionBucket, end);
-        } else {
-            written.put(
-                    new PartitionBucket(
-                            partitionBucket.partition().copy(), partitionBucket.bucket()),
-                    end);
+        writtenUpTo(partitionBucket, end);
+    }
+
+    /**
+     * The log of {@code partitionBucket}, created when new. The logs of the previous record's
+     * partition are kept, as long as the table's partitions did not change: rows of one partition
+     * often follow each other, and a lookup hashes the partition row. Called holding the table's
+     * monitor.
+     */
+    private MemoryLog logOf(PartitionBucket partitionBucket) {
+        BinaryRow partition = partitionBucket.partition();
+        long partitionsVersion = table.partitionsVersion();
+        // compares content: the caller may overwrite the same partition row in place
+        if (lastLogs == null
+                || lastPartitionsVersion != partitionsVersion
+                || !PartitionBucket.samePartition(lastPartition, partition)) {
+            lastLogs = table.logsOf(partition, true);
+            lastPartition = partition.copy();
+            lastPartitionsVersion = table.partitionsVersion();
+        }
+        return lastLogs[partitionBucket.bucket()];
+    }
+
+    /** Records where {@code partitionBucket}'s log ends after a write. */
+    private void writtenUpTo(PartitionBucket partitionBucket, long end) {
+        WrittenEnd last = lastWritten;
+        if (last == null || !last.partitionBucket.equals(partitionBucket)) {
+            last = written.get(partitionBucket);
+            if (last == null) {
+                // a copy as the key: the caller may reuse the partition row
+                last =
+                        new WrittenEnd(
+                                new PartitionBucket(
+                                        partitionBucket.partition().copy(),
+                                        partitionBucket.bucket()));
+                written.put(last.partitionBucket, last);
+            }
+            lastWritten = last;
+        }
+        last.end = end;
+    }
+
+    /** A partition-bucket written since the last flush and where its log ended after the write. */
+    private static final class WrittenEnd {
+        final PartitionBucket partitionBucket;
+        long end;
+
+        WrittenEnd(PartitionBucket partitionBucket) {
+            this.partitionBucket = partitionBucket;
         }
     }
 
@@ -128,17 +190,18 @@ final class MemoryStreamWriter implements StreamWriter {
      */
     @Override
     public Map<PartitionBucket, Long> flush() {
-        Map<PartitionBucket, Long> ends = written;
-        written = new HashMap<>();
+        Map<PartitionBucket, Long> ends = new HashMap<>();
         synchronized (table) {
             checkNotDropped();
-            for (Map.Entry<PartitionBucket, Long> entry : ends.entrySet()) {
-                MemoryLog log = table.log(entry.getKey(), false);
-                if (log != null) {
-                    entry.setValue(Math.max(entry.getValue(), log.end()));
-                }
+            for (WrittenEnd entry : written.values()) {
+                MemoryLog log = table.log(entry.partitionBucket, false);
+                ends.put(
+                        entry.partitionBucket,
+                        log == null ? entry.end : Math.max(entry.end, log.end()));
             }
         }
+        written = new HashMap<>();
+        lastWritten = null;
         return ends;
     }
 
