@@ -61,6 +61,9 @@ final class ReplayedLeaseLog implements AutoCloseable {
 
     private long keptPosition = -1;
 
+    /** Whether a read failed: then the log's position and the replay may disagree. */
+    private boolean broken;
+
     /**
      * The log {@code opener} opens (it may be called again), of the table named {@code tableName}
      * in messages, replayed with {@code timeoutMillis} and resumed from {@code cache}.
@@ -99,9 +102,21 @@ final class ReplayedLeaseLog implements AutoCloseable {
 
     /**
      * Reads the log up to at least every entry appended before this call and returns the replay of
-     * all entries read so far; the same replay at every call, moved on.
+     * all entries read so far: the same replay at every call, moved on, unless a read failed, after
+     * which the next call replays anew.
      */
     WriterLeaseReplay readToEnd() {
+        if (broken) {
+            // a read failed part-way (the store timed out): start over on a log of its own, from
+            // this process's last consistent replay or the log's start
+            WriterLeaseLog fresh = opener.get();
+            log.close();
+            log = fresh;
+            replay = null;
+            last = null;
+            keptPosition = -1;
+            broken = false;
+        }
         if (replay == null) {
             replay = firstRead();
             keep();
@@ -156,7 +171,15 @@ final class ReplayedLeaseLog implements AutoCloseable {
     }
 
     private void read(WriterLeaseReplay target) {
-        apply(target, log.readNew());
+        List<WriterLeaseEntry> entries;
+        try {
+            entries = log.readNew();
+        } catch (RuntimeException e) {
+            // the log may have moved past entries that never reached the replay: keep nothing
+            broken = true;
+            throw e;
+        }
+        apply(target, entries);
     }
 
     private void apply(WriterLeaseReplay target, List<WriterLeaseEntry> entries) {
@@ -168,7 +191,7 @@ final class ReplayedLeaseLog implements AutoCloseable {
 
     /** Gives the process a copy of the replay as it stands, if it reached further. */
     private void keep() {
-        if (logId == null || last == null || replay == null) {
+        if (logId == null || last == null || replay == null || broken) {
             return;
         }
         long position = log.position();

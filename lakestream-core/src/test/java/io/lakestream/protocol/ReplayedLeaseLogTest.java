@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A lease log replayed from where the process last replayed it decides exactly what a replay of the
@@ -45,6 +46,10 @@ class ReplayedLeaseLogTest {
         private final List<WriterLeaseEntry> entries;
         private int next;
         boolean failSeek;
+
+        /** Whether the next read moves to the end and then fails, as a store's read timing out. */
+        boolean failNextRead;
+
         int entriesRead;
 
         ListLog(String id, List<WriterLeaseEntry> entries) {
@@ -64,6 +69,11 @@ class ReplayedLeaseLogTest {
 
         @Override
         public List<WriterLeaseEntry> readNew() {
+            if (failNextRead) {
+                failNextRead = false;
+                next = entries.size();
+                throw new IllegalStateException("timed out reading the log");
+            }
             List<WriterLeaseEntry> read = new ArrayList<>(entries.subList(next, entries.size()));
             next = entries.size();
             entriesRead += read.size();
@@ -221,6 +231,25 @@ class ReplayedLeaseLogTest {
         entries.add(new WriterLeaseEntry("b", "b job", 500));
         opener.failSeek = true;
         assertThat(replayed(opener, cache, TIMEOUT).holder()).isEqualTo("b");
+    }
+
+    @Test
+    void aReadThatFailsPartWayIsFollowedByAReplayAnewAndKeepsNothing() {
+        LeaseReplayCache cache = new LeaseReplayCache(LeaseReplayCache.MAX_LOGS);
+        List<WriterLeaseEntry> entries = new ArrayList<>();
+        entries.add(new WriterLeaseEntry("a", "a job", 0));
+        Opener opener = new Opener("timing-out", entries);
+        try (ReplayedLeaseLog log = new ReplayedLeaseLog(opener::open, "db.t", TIMEOUT, cache)) {
+            assertThat(log.readToEnd().holder()).isEqualTo("a");
+            entries.add(new WriterLeaseEntry("a", "a job", 100, true));
+            entries.add(new WriterLeaseEntry("b", "b job", 200));
+            opener.opened.get(0).failNextRead = true;
+            assertThatThrownBy(log::readToEnd).hasMessageContaining("timed out");
+            // the entries the failed read passed are read again, on a log of its own
+            assertThat(log.readToEnd().holder()).isEqualTo("b");
+            assertThat(opener.opened).hasSize(2);
+        }
+        assertSameDecision(replayed(opener, cache, TIMEOUT), wholeReplay(entries, TIMEOUT));
     }
 
     @Test

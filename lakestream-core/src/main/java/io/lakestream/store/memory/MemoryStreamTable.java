@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * One stream table of the memory store: its logs per partition-bucket, its fences and its writer
@@ -43,6 +44,10 @@ final class MemoryStreamTable {
 
     final String name;
     final long id;
+
+    /** Unique to this object, see {@link MemoryWriterLeaseLog#resumableId}. */
+    final String instanceId = UUID.randomUUID().toString();
+
     private StreamTableSpec spec;
     @Nullable private StreamTableOwner owner;
     private final Map<BinaryRow, MemoryLog[]> partitions = new LinkedHashMap<>();

@@ -52,8 +52,9 @@ final class MemoryWriterLeaseLog implements WriterLeaseLog {
 
     @Override
     public String resumableId() {
-        // the registry gives a table created again under the same name another id
-        return "memory:" + table.name + "#" + table.id;
+        // the registry gives a table created again under the same name another id, and the
+        // instance tells apart tables of two registries (a test's processes in one JVM)
+        return "memory:" + table.name + "#" + table.id + "@" + table.instanceId;
     }
 
     @Override
