@@ -20,7 +20,6 @@ package io.lakestream.offsets;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryRowWriter;
-import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.types.RowKind;
 
 import org.junit.jupiter.api.Test;
@@ -32,14 +31,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Partition-buckets are equal by their partition's values and their bucket, as map keys too. */
 class PartitionBucketTest {
-
-    private static BinaryRow partition(String value) {
-        BinaryRow row = new BinaryRow(1);
-        BinaryRowWriter writer = new BinaryRowWriter(row);
-        writer.writeString(0, BinaryString.fromString(value));
-        writer.complete();
-        return row;
-    }
 
     @Test
     void everyRowOfNoFieldIsTheOnePartitionOfAnUnpartitionedTable() {
@@ -59,12 +50,14 @@ class PartitionBucketTest {
 
     @Test
     void partitionsAreComparedByTheirValues() {
-        BinaryRow first = partition("2026-12-07");
-        assertThat(PartitionBucket.samePartition(first, partition("2026-12-07"))).isTrue();
-        assertThat(PartitionBucket.samePartition(first, partition("2026-12-08"))).isFalse();
+        BinaryRow first = BinaryRow.singleColumn("2026-12-07");
+        assertThat(PartitionBucket.samePartition(first, BinaryRow.singleColumn("2026-12-07")))
+                .isTrue();
+        assertThat(PartitionBucket.samePartition(first, BinaryRow.singleColumn("2026-12-08")))
+                .isFalse();
         assertThat(PartitionBucket.samePartition(first, BinaryRow.EMPTY_ROW)).isFalse();
         assertThat(new PartitionBucket(first, 0))
-                .isEqualTo(new PartitionBucket(partition("2026-12-07"), 0))
-                .hasSameHashCodeAs(new PartitionBucket(partition("2026-12-07"), 0));
+                .isEqualTo(new PartitionBucket(BinaryRow.singleColumn("2026-12-07"), 0))
+                .hasSameHashCodeAs(new PartitionBucket(BinaryRow.singleColumn("2026-12-07"), 0));
     }
 }

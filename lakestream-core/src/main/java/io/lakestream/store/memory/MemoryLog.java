@@ -209,7 +209,6 @@ final class MemoryLog {
 
         private byte[] kinds;
         private long[] timestamps;
-        private int[] arities;
         private RowType[] types;
         private int count;
 
@@ -218,7 +217,6 @@ final class MemoryLog {
             ends = new int[records];
             kinds = new byte[records];
             timestamps = new long[records];
-            arities = new int[records];
             types = new RowType[records];
         }
 
@@ -228,7 +226,6 @@ final class MemoryLog {
                 ends = Arrays.copyOf(ends, capacity);
                 kinds = Arrays.copyOf(kinds, capacity);
                 timestamps = Arrays.copyOf(timestamps, capacity);
-                arities = Arrays.copyOf(arities, capacity);
                 types = Arrays.copyOf(types, capacity);
             }
             int size = row.getSizeInBytes();
@@ -241,14 +238,14 @@ final class MemoryLog {
             ends[count] = used;
             kinds[count] = kind.toByteValue();
             timestamps[count] = timestamp;
-            arities[count] = row.getFieldCount();
             types[count] = writtenType;
             count++;
         }
 
         MemoryRecord get(int index) {
             int from = index == 0 ? 0 : ends[index - 1];
-            BinaryRow row = new BinaryRow(arities[index]);
+            // the row has the fields of the type it was written with
+            BinaryRow row = new BinaryRow(types[index].getFieldCount());
             row.pointTo(MemorySegment.wrap(data), from, ends[index] - from);
             return new MemoryRecord(
                     RowKind.fromByteValue(kinds[index]), row, types[index], timestamps[index]);

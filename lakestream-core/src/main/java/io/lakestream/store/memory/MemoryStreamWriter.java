@@ -130,7 +130,7 @@ final class MemoryStreamWriter implements StreamWriter {
                 || !PartitionBucket.samePartition(lastPartition, partition)) {
             lastLogs = table.logsOf(partition, true);
             lastPartition = partition.copy();
-            lastPartitionsVersion = table.partitionsVersion();
+            lastPartitionsVersion = partitionsVersion;
         }
         return lastLogs[partitionBucket.bucket()];
     }
