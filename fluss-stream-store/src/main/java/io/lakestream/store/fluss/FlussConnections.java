@@ -58,6 +58,13 @@ final class FlussConnections {
 
     private static final long FORCED_WRITER_CLOSE_MILLIS = 100;
 
+    /**
+     * How long a close waits before it forces the connection's writer closed: a healthy close takes
+     * about 2 s (Fluss's network layer waits out a quiet period), and what a closing connection
+     * still has pending is never needed (see {@link Opened#close()}).
+     */
+    private static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
+
     private static final SharedResourcePool<Key, Opened> POOL =
             new SharedResourcePool<>(
                     "lake-stream-fluss-connection", FlussConnections::open, Opened::close);
@@ -163,17 +170,25 @@ final class FlussConnections {
         }
 
         /**
-         * Closes the connection, waiting at most the write timeout. Fluss's connection waits for
-         * every pending write without a time limit when it closes, which would keep a failed Flink
-         * task from being cancelled (and its job from restarting) for as long as the cluster is
-         * unreachable; past the timeout the close goes on in a background thread.
+         * Closes the connection, waiting at most {@link #CLOSE_GRACE} (or the write timeout, if
+         * shorter). Fluss's connection waits for every pending write without a time limit when it
+         * closes, which would keep a failed Flink task from being cancelled (and its job from
+         * restarting) for as long as the cluster is unreachable; past the grace the writer is
+         * forced closed and the rest of the close goes on in a background thread.
+         *
+         * <p>Why the pending writes are not waited for: every user of the connection waits for what
+         * it needs durable (a writer's flush at each barrier and at the end of its input, an append
+         * to a lease or fence log), so a connection that still holds writes when its last user
+         * closes it holds those of a writer that failed or was cancelled, whose records the attempt
+         * that replaces it fences. Waiting the write timeout for them (a writer that just failed on
+         * that timeout) only kept the job from restarting for as long again.
          */
         void close() {
             Thread closer = new Thread(() -> closeQuietly(connection), "lake-stream-fluss-close");
             closer.setDaemon(true);
             closer.start();
             try {
-                closer.join(writeTimeout.toMillis());
+                closer.join(Math.min(writeTimeout.toMillis(), CLOSE_GRACE.toMillis()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -29,10 +29,14 @@ import io.lakestream.store.StreamStore;
 import io.lakestream.store.StreamStoreLoader;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.StreamTableSpec;
+import io.lakestream.store.StreamWriter;
 import io.lakestream.store.fluss.testutils.SharedFlussCluster;
 import io.lakestream.testutils.Await;
 
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.table.FileStoreTable;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -53,15 +57,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * A store outage while a lake-stream job runs: the Fluss tablet server stops, the job fails with an
  * error that names the table and the store, commits no snapshot past what the store holds, and once
  * the server is back it recovers and ends with every row exactly once. The shared MiniCluster
- * restarts whole jobs, so that each failure is recorded as the job's failure.
+ * restarts whole jobs, so that each failure is recorded as the job's failure. A store whose writes
+ * the server never acknowledged closes within seconds, without waiting for them.
  */
 @ExtendWith({SharedFlussCluster.class, SharedStreamStore.class, SharedMiniCluster.class})
 class LakeStreamSinkOutageITCase {
@@ -122,7 +129,32 @@ class LakeStreamSinkOutageITCase {
         Await.until(
                 () -> tables.latestSnapshotId("outage") >= 2, "two snapshots before the outage");
 
+        // a writer of a client of its own whose records the server will never acknowledge, with
+        // a write timeout far beyond the test's
+        Map<String, String> pendingClient = SharedFlussCluster.lakeStreamOptions();
+        pendingClient.put(
+                LakeStreamOptions.storeOptionsPrefix("fluss") + "client.id", "pending-at-close");
+        pendingClient.put(LakeStreamOptions.STORE_WRITE_TIMEOUT.key(), "10 min");
+        StreamStore pendingStore =
+                StreamStoreLoader.create(
+                        pendingClient, LakeStreamSinkOutageITCase.class.getClassLoader());
+        FileStoreTable pendingTable = tables.create("pending_at_close", false);
+        StreamWriter pendingWriter =
+                pendingStore.createWriter(
+                        pendingStore.get(
+                                StreamTableSpec.of(
+                                        tables.identifier("pending_at_close"), pendingTable)));
+        PartitionBucket pending = new PartitionBucket(BinaryRow.singleColumn("p"), 0);
+        pendingWriter.write(
+                pending,
+                GenericRow.of(
+                        1, BinaryString.fromString("acknowledged"), BinaryString.fromString("p")));
+        pendingWriter.flush();
+
         SharedFlussCluster.cluster().stopTabletServer(0);
+        pendingWriter.write(
+                pending,
+                GenericRow.of(2, BinaryString.fromString("pending"), BinaryString.fromString("p")));
         String failure;
         try {
             Await.until(
@@ -137,6 +169,22 @@ class LakeStreamSinkOutageITCase {
         } finally {
             SharedFlussCluster.cluster().startTabletServer(0);
         }
+        // what a task that failed on its flush does when it is cancelled: it closes its writer
+        // (whose records the attempt that replaces it fences) and its store. The server is back,
+        // on another port, which this client never learns (Fluss 0.9.1): its pending batch would
+        // be sent again and again. The close must return within seconds, not after the write
+        // timeout: until it returns, Flink cannot cancel the task and the job cannot restart
+        long closing = System.nanoTime();
+        assertTimeoutPreemptively(
+                Duration.ofMinutes(2),
+                () -> {
+                    pendingWriter.close();
+                    pendingStore.close();
+                },
+                "closing a store whose writes the restarted server never acknowledged");
+        System.out.printf(
+                "A store with writes the restarted server never acknowledged closed in %d ms%n",
+                (System.nanoTime() - closing) / 1_000_000);
         System.out.println("Failure while the store was down: " + failure.split("\n")[0]);
         // the error names the table and the store's address
         assertThat(failure)
