@@ -115,18 +115,29 @@ final class LogPartReader {
         int added = 0;
         List<StreamRecord> records = reader.poll(timeout);
         long fetchedAt = System.currentTimeMillis();
+        // a store hands the records of one partition-bucket together, under one object: its
+        // split is looked up, and its position noted, once per run of its records
+        PartitionBucket runOf = null;
+        String runSplitId = null;
+        long runLastOffset = -1;
         for (StreamRecord record : records) {
             PartitionBucket pb = record.partitionBucket();
-            String splitId = splitId(pb);
-            if (splitId == null || (hold != null && hold.isPaused(pb))) {
+            if (pb != runOf) {
+                passed(runOf, runLastOffset);
+                runOf = pb;
+                runSplitId = splitId(pb);
+                runLastOffset = -1;
+            }
+            if (runSplitId == null || (hold != null && hold.isPaused(pb))) {
                 continue;
             }
-            lag.passed(pb, record.offset());
+            runLastOffset = record.offset();
             if (hold == null || !hold.holds(record)) {
-                batch.add(splitId, toLogRecord(record));
+                batch.add(runSplitId, toLogRecord(record));
                 added++;
             }
         }
+        passed(runOf, runLastOffset);
         if (!records.isEmpty()) {
             lag.fetched(fetchedAt, records.get(records.size() - 1).timestamp());
         }
@@ -292,6 +303,13 @@ final class LogPartReader {
     }
 
     @Nullable
+    /** Notes that the log of {@code pb} was read up to {@code lastOffset}, if it was read. */
+    private void passed(@Nullable PartitionBucket pb, long lastOffset) {
+        if (pb != null && lastOffset >= 0) {
+            lag.passed(pb, lastOffset);
+        }
+    }
+
     private String splitId(PartitionBucket pb) {
         LakeStreamSplit split = logSplits.get(pb);
         return split == null ? null : split.splitId();

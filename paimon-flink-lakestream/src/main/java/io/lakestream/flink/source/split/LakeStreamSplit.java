@@ -60,6 +60,9 @@ public final class LakeStreamSplit implements SourceSplit {
     private final long logStopOffset;
     private final long followedSnapshotId;
 
+    /** The split id, made once: readers look a split up by it for every record of its log. */
+    private String splitId;
+
     public LakeStreamSplit(
             PartitionBucket partitionBucket,
             List<DataSplit> lakeSplits,
@@ -136,10 +139,17 @@ public final class LakeStreamSplit implements SourceSplit {
 
     @Override
     public String splitId() {
-        // a followed snapshot's split lives beside the partition-bucket's own split
-        return isFollowed()
-                ? splitId(partitionBucket) + "@" + followedSnapshotId
-                : splitId(partitionBucket);
+        String id = splitId;
+        if (id == null) {
+            // a followed snapshot's split lives beside the partition-bucket's own split
+            id =
+                    isFollowed()
+                            ? splitId(partitionBucket) + "@" + followedSnapshotId
+                            : splitId(partitionBucket);
+            // racing threads make equal ids: no lock needed
+            splitId = id;
+        }
+        return id;
     }
 
     /** Whether the split carries the changes of another writer's snapshot. */
