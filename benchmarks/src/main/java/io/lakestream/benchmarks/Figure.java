@@ -48,4 +48,23 @@ final class Figure {
         double p = Stats.of(paimon).median;
         return higherIsBetter ? ls / p : p / ls;
     }
+
+    /**
+     * The median over the rounds of each round's ratio, as {@link #ratio()} counts it: the two
+     * statements of a round run back to back, so a drift between rounds (the JIT warming up, the
+     * machine busier in some rounds) moves both sides of a round, where it moves the two medians
+     * apart. NaN unless both sides have the same rounds.
+     */
+    double pairedRatio() {
+        if (lakeStream.isEmpty() || lakeStream.size() != paimon.size()) {
+            return Double.NaN;
+        }
+        List<Double> ratios = new ArrayList<>(lakeStream.size());
+        for (int i = 0; i < lakeStream.size(); i++) {
+            double ls = lakeStream.get(i);
+            double p = paimon.get(i);
+            ratios.add(higherIsBetter ? ls / p : p / ls);
+        }
+        return Stats.of(ratios).median;
+    }
 }

@@ -47,14 +47,15 @@ final class Report {
         out.println();
         out.println(
                 "| figure | lake-stream median [min-max] | Paimon alone median [min-max] | rounds |"
-                        + " lake-stream vs Paimon |");
-        out.println("| --- | --- | --- | --- | --- |");
+                        + " lake-stream vs Paimon | median of the rounds' ratios |");
+        out.println("| --- | --- | --- | --- | --- | --- |");
         for (Figure figure : figures) {
             Stats ls = Stats.of(figure.lakeStream);
             Stats p = Stats.of(figure.paimon);
             double ratio = figure.ratio();
+            double paired = figure.pairedRatio();
             out.printf(
-                    "| %s (%s) | %s | %s | %d | %s |%n",
+                    "| %s (%s) | %s | %s | %d | %s | %s |%n",
                     figure.name,
                     figure.unit,
                     cell(ls),
@@ -66,7 +67,8 @@ final class Report {
                                     Locale.ROOT,
                                     "%.2fx %s",
                                     ratio,
-                                    ratio >= 1 ? "(better or equal)" : "(worse)"));
+                                    ratio >= 1 ? "(better or equal)" : "(worse)"),
+                    Double.isNaN(paired) ? "-" : String.format(Locale.ROOT, "%.2fx", paired));
         }
         out.println();
     }
@@ -90,6 +92,8 @@ final class Report {
                     .append(side(figure.paimon))
                     .append(", \"ratio\": ")
                     .append(number(figure.ratio()))
+                    .append(", \"pairedRatio\": ")
+                    .append(number(figure.pairedRatio()))
                     .append(i + 1 < figures.size() ? "},\n" : "}\n");
         }
         json.append("  ]\n}\n");

@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /** The table and the JSON file of a run. */
 class ReportTest {
@@ -56,7 +57,7 @@ class ReportTest {
         assertThat(bytes.toString("UTF-8"))
                 .contains("cores=2, jvm=OpenJDK 17")
                 .contains("| COUNT(*) \"append\" (s) | 0.60 [0.50-0.70] | 0.30 [0.30-0.30] | 3 |")
-                .contains("0.50x (worse)");
+                .contains("0.50x (worse) | - |");
 
         Path json = dir.resolve("out/results.json");
         report.writeJson(json);
@@ -66,6 +67,31 @@ class ReportTest {
                 .contains(
                         "\"lakeStream\": {\"median\": 0.6000, \"min\": 0.5000, \"max\": 0.7000,"
                                 + " \"rounds\": [0.5000, 0.7000, 0.6000]}")
-                .contains("\"ratio\": 0.5000");
+                .contains("\"ratio\": 0.5000, \"pairedRatio\": null");
+    }
+
+    /**
+     * Rounds whose two sides drift together: the medians of the sides come from different rounds
+     * and say 0.75; each round says lake-stream takes twice Paimon's time or the same, mostly
+     * twice.
+     */
+    @Test
+    void pairsTheRoundsOfBothSides() {
+        Figure seconds = new Figure("scan", "s", false);
+        double[][] rounds = {{0.9, 0.45}, {0.6, 0.6}, {0.3, 0.3}, {0.4, 0.2}, {0.2, 0.1}};
+        for (double[] round : rounds) {
+            seconds.lakeStream.add(round[0]);
+            seconds.paimon.add(round[1]);
+        }
+        assertThat(seconds.ratio()).isCloseTo(0.3 / 0.4, within(1e-9));
+        // the rounds' ratios 0.5, 1, 1, 0.5, 0.5
+        assertThat(seconds.pairedRatio()).isEqualTo(0.5);
+
+        Figure rate = new Figure("insert", "rows/s", true);
+        rate.lakeStream.add(90.0);
+        rate.paimon.add(100.0);
+        assertThat(rate.pairedRatio()).isCloseTo(0.9, within(1e-9));
+        rate.paimon.add(100.0);
+        assertThat(rate.pairedRatio()).as("rounds missing on one side").isNaN();
     }
 }
