@@ -302,7 +302,6 @@ final class LogPartReader {
         }
     }
 
-    @Nullable
     /** Notes that the log of {@code pb} was read up to {@code lastOffset}, if it was read. */
     private void passed(@Nullable PartitionBucket pb, long lastOffset) {
         if (pb != null && lastOffset >= 0) {
@@ -310,6 +309,7 @@ final class LogPartReader {
         }
     }
 
+    @Nullable
     private String splitId(PartitionBucket pb) {
         LakeStreamSplit split = logSplits.get(pb);
         return split == null ? null : split.splitId();

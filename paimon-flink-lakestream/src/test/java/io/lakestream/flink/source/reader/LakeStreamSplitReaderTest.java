@@ -43,6 +43,7 @@ import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.metrics.groups.InternalSourceReaderMetricGroup;
@@ -328,6 +329,7 @@ class LakeStreamSplitReaderTest {
 
     private final InMemoryLogStore store = new InMemoryLogStore();
     private final Map<String, Counter> counters = new HashMap<>();
+    private final Map<String, Gauge<?>> gauges = new HashMap<>();
 
     private LakeStreamSplitReader readerWithStore(
             FileStoreTable table, Map<String, String> options) {
@@ -358,6 +360,12 @@ class LakeStreamSplitReaderTest {
                             public <C extends Counter> C counter(String name, C counter) {
                                 counters.put(name, counter);
                                 return counter;
+                            }
+
+                            @Override
+                            public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
+                                gauges.put(name, gauge);
+                                return gauge;
                             }
                         }),
                 Long.MAX_VALUE,
@@ -412,6 +420,52 @@ class LakeStreamSplitReaderTest {
                     .isLessThan(events.indexOf(backlog.splitId() + ":lake-finished"));
             // per split, the lake part's end comes before its log
             assertThat(events.indexOf(switched.splitId() + ":lake-finished")).isLessThan(firstLog);
+        }
+    }
+
+    /**
+     * The reader's pending records count from the last record read of each log: records of two
+     * buckets come in runs of one bucket each, and the reader notes where each run ended.
+     */
+    @Test
+    void pendingRecordsCountFromTheLastRecordReadOfEachLog() throws Exception {
+        FileStoreTable table = createTable(false, 100, 1);
+        PartitionBucket first = PartitionBucket.ofUnpartitioned(0);
+        PartitionBucket second = PartitionBucket.ofUnpartitioned(1);
+        for (int i = 0; i < 3; i++) {
+            store.append(first, change(RowKind.INSERT, 1_000 + i, "first"));
+        }
+        for (int i = 0; i < 5; i++) {
+            store.append(second, change(RowKind.INSERT, 2_000 + i, "second"));
+        }
+        // logs planned up to offset 10: the store holds 3 and 5 of their records so far
+        List<LakeStreamSplit> splits =
+                List.of(
+                        new LakeStreamSplit(first, Collections.emptyList(), 0, true, 0, 10),
+                        new LakeStreamSplit(second, Collections.emptyList(), 0, true, 0, 10));
+        try (LakeStreamSplitReader reader = readerWithStore(table, Collections.emptyMap())) {
+            reader.handleSplitsChanges(new SplitsAddition<>(splits));
+            Map<String, Integer> logRecords = new HashMap<>();
+            for (int fetch = 0;
+                    logRecords.values().stream().mapToInt(Integer::intValue).sum() < 8;
+                    fetch++) {
+                assertThat(fetch).as("fetches").isLessThan(100);
+                RecordsWithSplitIds<LakeStreamRecord> batch = reader.fetch();
+                for (String id = batch.nextSplit(); id != null; id = batch.nextSplit()) {
+                    for (LakeStreamRecord r = batch.nextRecordFromSplit();
+                            r != null;
+                            r = batch.nextRecordFromSplit()) {
+                        if (!r.isLakeFinished()) {
+                            logRecords.merge(id, 1, Integer::sum);
+                        }
+                    }
+                }
+                batch.recycle();
+            }
+            assertThat(logRecords)
+                    .isEqualTo(Map.of(splits.get(0).splitId(), 3, splits.get(1).splitId(), 5));
+            // 7 of the first log's planned records and 5 of the second's are still to come
+            assertThat(gauges.get("pendingRecords").getValue()).isEqualTo(12L);
         }
     }
 
