@@ -372,6 +372,13 @@ class LakeStreamSplitReaderTest {
                 () -> store);
     }
 
+    /** Appends {@code count} inserts of ids from {@code firstId} on, all of value {@code v}. */
+    private void appendInserts(PartitionBucket pb, int firstId, int count, String v) {
+        for (int i = 0; i < count; i++) {
+            store.append(pb, change(RowKind.INSERT, firstId + i, v));
+        }
+    }
+
     private static GenericRow change(RowKind kind, int id, String v) {
         return GenericRow.ofKind(kind, id, BinaryString.fromString(v));
     }
@@ -385,9 +392,7 @@ class LakeStreamSplitReaderTest {
     void switchedBucketIsServedWhileAnotherBucketReadsItsLakePart() throws Exception {
         FileStoreTable table = createTable(false, 5_000, 1);
         PartitionBucket fresh = PartitionBucket.ofUnpartitioned(1);
-        for (int i = 0; i < 3; i++) {
-            store.append(fresh, change(RowKind.INSERT, 10_000 + i, "fresh"));
-        }
+        appendInserts(fresh, 10_000, 3, "fresh");
         LakeStreamSplit switched =
                 new LakeStreamSplit(
                         fresh, Collections.emptyList(), 0, true, 0, StreamReader.NO_STOP_OFFSET);
@@ -432,12 +437,8 @@ class LakeStreamSplitReaderTest {
         FileStoreTable table = createTable(false, 100, 1);
         PartitionBucket first = PartitionBucket.ofUnpartitioned(0);
         PartitionBucket second = PartitionBucket.ofUnpartitioned(1);
-        for (int i = 0; i < 3; i++) {
-            store.append(first, change(RowKind.INSERT, 1_000 + i, "first"));
-        }
-        for (int i = 0; i < 5; i++) {
-            store.append(second, change(RowKind.INSERT, 2_000 + i, "second"));
-        }
+        appendInserts(first, 1_000, 3, "first");
+        appendInserts(second, 2_000, 5, "second");
         // logs planned up to offset 10: the store holds 3 and 5 of their records so far
         List<LakeStreamSplit> splits =
                 List.of(
@@ -582,9 +583,7 @@ class LakeStreamSplitReaderTest {
             List<String> rows = render(readToEnd(reader, boundedSplit(table, 500)));
             assertThat(rows).hasSize(20).contains("+I4|u499", "+I5|v0-5");
         }
-        for (int i = 0; i < 20; i++) {
-            store.append(pb, change(RowKind.INSERT, 100 + i, "new"));
-        }
+        appendInserts(pb, 100, 20, "new");
         try (LakeStreamSplitReader reader = readerWithStore(table, options)) {
             assertThatThrownBy(() -> readToEnd(reader, boundedSplit(table, 520)))
                     .isInstanceOf(StreamStoreException.class)
@@ -602,9 +601,7 @@ class LakeStreamSplitReaderTest {
     void boundedReadOfAStoreThatDeliversNothingFailsAfterTheTimeout() throws Exception {
         FileStoreTable table = createTable(true, 20, 1);
         PartitionBucket pb = PartitionBucket.ofUnpartitioned(0);
-        for (int i = 0; i < 5; i++) {
-            store.append(pb, change(RowKind.INSERT, 100 + i, "new"));
-        }
+        appendInserts(pb, 100, 5, "new");
         store.delivering = false;
         Map<String, String> options = Map.of(LakeStreamOptions.READ_STORE_TIMEOUT.key(), "300 ms");
         try (LakeStreamSplitReader reader = readerWithStore(table, options)) {
@@ -668,9 +665,7 @@ class LakeStreamSplitReaderTest {
         FileStoreTable table = createTable(false, 1, 1);
         PartitionBucket tail = PartitionBucket.ofUnpartitioned(0);
         PartitionBucket other = PartitionBucket.ofUnpartitioned(1);
-        for (int i = 0; i < 50; i++) {
-            store.append(tail, change(RowKind.INSERT, i, "cancelled"));
-        }
+        appendInserts(tail, 0, 50, "cancelled");
         CommittedOffsets committed = new CommittedOffsets();
         List<LakeStreamSplit> splits = new ArrayList<>();
         for (PartitionBucket pb : List.of(tail, other)) {
@@ -693,9 +688,7 @@ class LakeStreamSplitReaderTest {
                     .containsExactlyInAnyOrder(tail, other);
 
             // another job commits three rows of the other bucket
-            for (int i = 0; i < 3; i++) {
-                store.append(other, change(RowKind.INSERT, 100 + i, "other"));
-            }
+            appendInserts(other, 100, 3, "other");
             committed.advance(StreamOffsets.of(Map.of(other, 3L)));
             awaitRows(reader, rows, 3);
             assertThat(rows).containsExactly("+I100|other", "+I101|other", "+I102|other");
