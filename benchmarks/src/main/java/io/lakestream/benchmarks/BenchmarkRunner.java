@@ -70,7 +70,11 @@ public final class BenchmarkRunner {
                     (key, value) ->
                             catalogOptions.append(
                                     String.format(", '%s' = '%s'", key, value.replace("'", "''"))));
-            Sessions sessions = new Sessions(warehouse, catalogOptions.toString());
+            Sessions sessions =
+                    new Sessions(
+                            warehouse,
+                            catalogOptions.toString(),
+                            memory ? null : fluss.bootstrapServers());
             for (Scenario scenario : scenarios) {
                 if (sizes.runs(scenario.name())) {
                     scenario.run(sessions, sizes, results);

@@ -33,6 +33,9 @@ final class Figure {
     final List<Double> lakeStream = new ArrayList<>();
     final List<Double> paimon = new ArrayList<>();
 
+    /** The store's own client alone doing the store's part of the work, where a figure has it. */
+    final List<Double> storeAlone = new ArrayList<>();
+
     Figure(String name, String unit, boolean higherIsBetter) {
         this.name = name;
         this.unit = unit;
@@ -66,5 +69,19 @@ final class Figure {
             ratios.add(higherIsBetter ? ls / p : p / ls);
         }
         return Stats.of(ratios).median;
+    }
+
+    /**
+     * The share of Paimon's rate (or time) that a dual write through the store could reach if it
+     * kept the same cores busy with Paimon's work and the store's alone, by the medians: with
+     * Paimon alone at {@code p} rows/s and the store alone at {@code f}, a row costs {@code 1/p +
+     * 1/f} seconds, so the ratio is at most {@code f / (p + f)}. NaN without both.
+     */
+    double storeBound() {
+        double alone = Stats.of(storeAlone).median;
+        double p = Stats.of(paimon).median;
+        double paimonCost = higherIsBetter ? 1 / p : p;
+        double storeCost = higherIsBetter ? 1 / alone : alone;
+        return paimonCost / (paimonCost + storeCost);
     }
 }

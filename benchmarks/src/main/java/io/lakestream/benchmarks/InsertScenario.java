@@ -27,7 +27,8 @@ import java.time.Duration;
 /**
  * Batch INSERT throughput: {@code rows} rows into a new table of four buckets, append and primary
  * key, and the fixed cost of an INSERT of one row; the whole statement is timed, planning and job
- * included.
+ * included. On Fluss, each batch figure also has the same rows written by Fluss's own client alone
+ * ({@link FlussAloneInsert}), the store's part of a dual write without Flink or Paimon.
  */
 final class InsertScenario implements Scenario {
 
@@ -54,6 +55,18 @@ final class InsertScenario implements Scenario {
                     double seconds =
                             Sessions.timeSeconds(tEnv, Tables.insert(lakeStream, table, "gen", 0));
                     Sides.record(results, lakeStream, figure, "rows/s", true, sizes.rows / seconds);
+                }
+                if (sessions.flussBootstrapServers() != null) {
+                    results.storeAlone(
+                            figure,
+                            "rows/s",
+                            true,
+                            FlussAloneInsert.rowsPerSecond(
+                                    sessions.flussBootstrapServers(),
+                                    (primaryKey ? "insert_pk_" : "insert_append_") + round,
+                                    sizes.rows,
+                                    Sessions.PARALLELISM,
+                                    primaryKey));
                 }
             }
             streamingInserts(sessions, sizes, results, round);

@@ -47,15 +47,17 @@ final class Report {
         out.println();
         out.println(
                 "| figure | lake-stream median [min-max] | Paimon alone median [min-max] | rounds |"
-                        + " lake-stream vs Paimon | median of the rounds' ratios |");
-        out.println("| --- | --- | --- | --- | --- | --- |");
+                        + " lake-stream vs Paimon | median of the rounds' ratios |"
+                        + " the store alone median [min-max] | bound with the store's cost |");
+        out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Figure figure : figures) {
             Stats ls = Stats.of(figure.lakeStream);
             Stats p = Stats.of(figure.paimon);
             double ratio = figure.ratio();
             double paired = figure.pairedRatio();
+            double bound = figure.storeBound();
             out.printf(
-                    "| %s (%s) | %s | %s | %d | %s | %s |%n",
+                    "| %s (%s) | %s | %s | %d | %s | %s | %s | %s |%n",
                     figure.name,
                     figure.unit,
                     cell(ls),
@@ -68,7 +70,9 @@ final class Report {
                                     "%.2fx %s",
                                     ratio,
                                     ratio >= 1 ? "(better or equal)" : "(worse)"),
-                    Double.isNaN(paired) ? "-" : String.format(Locale.ROOT, "%.2fx", paired));
+                    Double.isNaN(paired) ? "-" : String.format(Locale.ROOT, "%.2fx", paired),
+                    cell(Stats.of(figure.storeAlone)),
+                    Double.isNaN(bound) ? "-" : String.format(Locale.ROOT, "%.2fx", bound));
         }
         out.println();
     }
@@ -94,6 +98,10 @@ final class Report {
                     .append(number(figure.ratio()))
                     .append(", \"pairedRatio\": ")
                     .append(number(figure.pairedRatio()))
+                    .append(", \"storeAlone\": ")
+                    .append(side(figure.storeAlone))
+                    .append(", \"storeBound\": ")
+                    .append(number(figure.storeBound()))
                     .append(i + 1 < figures.size() ? "},\n" : "}\n");
         }
         json.append("  ]\n}\n");

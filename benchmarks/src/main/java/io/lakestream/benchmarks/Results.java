@@ -40,6 +40,12 @@ final class Results {
         print("paimon", name, unit, value);
     }
 
+    /** Records the value of the store's own client alone for the figure {@code name}. */
+    void storeAlone(String name, String unit, boolean higherIsBetter, double value) {
+        figure(name, unit, higherIsBetter).storeAlone.add(value);
+        print("store alone", name, unit, value);
+    }
+
     List<Figure> figures() {
         return new ArrayList<>(figures.values());
     }

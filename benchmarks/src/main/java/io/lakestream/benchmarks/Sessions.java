@@ -49,9 +49,18 @@ final class Sessions {
     /** The store's options as SQL option pairs. */
     private final String storeOptions;
 
-    Sessions(Path warehouse, String storeOptions) {
+    /** The run's Fluss cluster, or null when the run's store is not Fluss. */
+    private final String flussBootstrapServers;
+
+    Sessions(Path warehouse, String storeOptions, String flussBootstrapServers) {
         this.warehouse = warehouse;
         this.storeOptions = storeOptions;
+        this.flussBootstrapServers = flussBootstrapServers;
+    }
+
+    /** The run's Fluss cluster, or null when the run's store is not Fluss. */
+    String flussBootstrapServers() {
+        return flussBootstrapServers;
     }
 
     Path warehouse() {

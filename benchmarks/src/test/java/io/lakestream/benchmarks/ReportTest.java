@@ -52,9 +52,7 @@ class ReportTest {
                         Collections.singletonMap("rows", 1000),
                         Collections.singletonList(figure));
 
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        report.printTable(new PrintStream(bytes, true, "UTF-8"));
-        assertThat(bytes.toString("UTF-8"))
+        assertThat(table(report))
                 .contains("cores=2, jvm=OpenJDK 17")
                 .contains("| COUNT(*) \"append\" (s) | 0.60 [0.50-0.70] | 0.30 [0.30-0.30] | 3 |")
                 .contains("0.50x (worse) | - |");
@@ -93,5 +91,44 @@ class ReportTest {
         assertThat(rate.pairedRatio()).isCloseTo(0.9, within(1e-9));
         rate.paimon.add(100.0);
         assertThat(rate.pairedRatio()).as("rounds missing on one side").isNaN();
+    }
+
+    /**
+     * Paimon alone at 1,000,000 rows/s and the store alone at 500,000: a row costs 1 + 2 µs on the
+     * same cores, so a dual write reaches at most a third of Paimon's rate.
+     */
+    @Test
+    void boundsTheDualWriteByTheStoresCostAlone(@TempDir Path dir) throws Exception {
+        Figure rate = new Figure("insert", "rows/s", true);
+        rate.lakeStream.add(300_000.0);
+        rate.paimon.add(1_000_000.0);
+        rate.storeAlone.add(400_000.0);
+        rate.storeAlone.add(600_000.0);
+        rate.storeAlone.add(500_000.0);
+        assertThat(rate.storeBound()).isCloseTo(1.0 / 3, within(1e-9));
+
+        Figure seconds = new Figure("scan", "s", false);
+        seconds.paimon.add(3.0);
+        seconds.storeAlone.add(1.0);
+        assertThat(seconds.storeBound()).isCloseTo(0.75, within(1e-9));
+        seconds.storeAlone.clear();
+        assertThat(seconds.storeBound()).as("no store-alone rounds").isNaN();
+
+        Report report =
+                new Report(
+                        Collections.emptyMap(),
+                        Collections.emptyMap(),
+                        Collections.singletonList(rate));
+        assertThat(table(report)).contains("| 500,000 [400,000-600,000] | 0.33x |");
+        Path json = dir.resolve("results.json");
+        report.writeJson(json);
+        assertThat(new String(Files.readAllBytes(json), StandardCharsets.UTF_8))
+                .contains("\"storeBound\": 0.3333");
+    }
+
+    private static String table(Report report) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        report.printTable(new PrintStream(bytes, true, "UTF-8"));
+        return bytes.toString("UTF-8");
     }
 }
