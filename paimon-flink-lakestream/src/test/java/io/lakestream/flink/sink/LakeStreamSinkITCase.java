@@ -108,7 +108,7 @@ class LakeStreamSinkITCase {
         table = (FileStoreTable) tables.catalog.getTable(tables.identifier("append_boundary"));
         long latest = table.snapshotManager().latestSnapshotId();
         assertThat(latest).as("several checkpoints committed").isGreaterThan(1);
-        tables.verify.assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(table);
+        tables.verify.assertEverySnapshotHoldsTheStoreBelowItsOffsets(table);
         assertThat(SinkVerification.readPaimon(table, latest)).hasSize(rows);
     }
 
@@ -138,7 +138,7 @@ class LakeStreamSinkITCase {
         }
 
         long checked = compactions(table);
-        tables.verify.assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(table);
+        tables.verify.assertEverySnapshotHoldsTheStoreBelowItsOffsets(table);
         assertThat(checked).as("compaction snapshots checked").isGreaterThanOrEqualTo(2);
     }
 

@@ -133,9 +133,10 @@ final class SinkVerification {
         long latest = table.snapshotManager().latestSnapshotId();
         for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
             StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
-            assertThat(readStore(streamTable, offsets))
-                    .as("store records below the offsets of snapshot %s", id)
-                    .containsExactlyInAnyOrderElementsOf(readPaimon(table, id));
+            SameRows.assertSameRows(
+                    "store records below the offsets of snapshot " + id,
+                    readStore(streamTable, offsets),
+                    readPaimon(table, id));
         }
     }
 
@@ -149,19 +150,6 @@ final class SinkVerification {
         return store.listOffsets(table, partitionBuckets, OffsetPosition.LATEST).values().stream()
                 .mapToLong(Long::longValue)
                 .sum();
-    }
-
-    /** What every snapshot of {@code table} commits equals the store below its offsets. */
-    void assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(FileStoreTable table)
-            throws Exception {
-        StreamTable streamTable = streamTable(table);
-        long latest = table.snapshotManager().latestSnapshotId();
-        for (long id = table.snapshotManager().earliestSnapshotId(); id <= latest; id++) {
-            StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, id).orElseThrow();
-            assertThat(readStore(streamTable, offsets))
-                    .as("snapshot %s", id)
-                    .containsExactlyInAnyOrderElementsOf(readPaimon(table, id));
-        }
     }
 
     /**
@@ -186,9 +174,10 @@ final class SinkVerification {
                     merged.put(key, render(row));
                 }
             }
-            assertThat(merged.values())
-                    .as("snapshot %s", id)
-                    .containsExactlyInAnyOrderElementsOf(readPaimon(table, id));
+            SameRows.assertSameRows(
+                    "the store's changes below the offsets of snapshot " + id + " merged by key",
+                    merged.values(),
+                    readPaimon(table, id));
         }
     }
 
@@ -252,7 +241,10 @@ final class SinkVerification {
 
         StreamTable streamTable = store.get(StreamTableSpec.of(identifier, table));
         StreamOffsets offsets = SnapshotOffsets.ofSnapshot(table, latest).orElseThrow();
-        assertThat(readStore(streamTable, offsets)).containsExactlyInAnyOrderElementsOf(lake);
+        SameRows.assertSameRows(
+                "store records below the offsets of snapshot " + latest,
+                readStore(streamTable, offsets),
+                lake);
         // the job ended with a final commit: the snapshot covers everything the store holds
         Map<PartitionBucket, Long> ends =
                 store.listOffsets(streamTable, offsets.asMap().keySet(), OffsetPosition.LATEST);

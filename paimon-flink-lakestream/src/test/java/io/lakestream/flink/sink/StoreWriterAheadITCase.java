@@ -219,6 +219,6 @@ class StoreWriterAheadITCase {
             HeldFileIO.release();
             job.cancel().get();
         }
-        tables.verify.assertEverySnapshotHoldsTheStoreRecordsBelowItsOffsets(tables.table(name));
+        tables.verify.assertEverySnapshotHoldsTheStoreBelowItsOffsets(tables.table(name));
     }
 }
