@@ -28,6 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,10 +40,8 @@ class ReportTest {
     @Test
     void printsMedianSpreadAndRatioAndWritesTheRoundsAsJson(@TempDir Path dir) throws Exception {
         Figure figure = new Figure("COUNT(*) \"append\"", "s", false);
-        figure.lakeStream.add(0.5);
-        figure.lakeStream.add(0.7);
-        figure.lakeStream.add(0.6);
-        figure.paimon.add(0.3);
+        rounds(figure.lakeStream, 0.5, 0.7, 0.6);
+        rounds(figure.paimon, 0.3);
         Map<String, Object> environment = new LinkedHashMap<>();
         environment.put("cores", 2);
         environment.put("jvm", "OpenJDK 17");
@@ -100,11 +99,9 @@ class ReportTest {
     @Test
     void boundsTheDualWriteByTheStoresCostAlone(@TempDir Path dir) throws Exception {
         Figure rate = new Figure("insert", "rows/s", true);
-        rate.lakeStream.add(300_000.0);
-        rate.paimon.add(1_000_000.0);
-        rate.storeAlone.add(400_000.0);
-        rate.storeAlone.add(600_000.0);
-        rate.storeAlone.add(500_000.0);
+        rounds(rate.lakeStream, 300_000);
+        rounds(rate.paimon, 1_000_000);
+        rounds(rate.storeAlone, 400_000, 600_000, 500_000);
         assertThat(rate.storeBound()).isCloseTo(1.0 / 3, within(1e-9));
 
         Figure seconds = new Figure("scan", "s", false);
@@ -130,5 +127,11 @@ class ReportTest {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         report.printTable(new PrintStream(bytes, true, "UTF-8"));
         return bytes.toString("UTF-8");
+    }
+
+    private static void rounds(List<Double> side, double... values) {
+        for (double value : values) {
+            side.add(value);
+        }
     }
 }
